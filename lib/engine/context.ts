@@ -1,0 +1,72 @@
+/**
+ * What a task body receives (`ctx`) and the markers it may return. The SDK re-exports
+ * these types for DAG authors; the engine builds the objects.
+ */
+import type { TriggerSpec } from './model.js';
+
+export interface TaskLogger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface DeferOptions {
+  trigger: TriggerSpec;
+  /** Method of the task to call when the trigger fires (default `execute`). */
+  resume?: string;
+  kwargs?: Record<string, unknown>;
+  /** Duration ('2h', '1d') or milliseconds after which the deferral fails the try. */
+  timeout?: string | number;
+}
+
+/** Returned by `ctx.defer(...)`: the task frees its worker and waits for the trigger. */
+export interface DeferRequest extends DeferOptions {
+  readonly __airless: 'defer';
+}
+
+/** Returned (or thrown) by `ctx.skip(...)`: the task ends as `skipped`. */
+export interface SkipRequest {
+  readonly __airless: 'skip';
+  reason?: string;
+}
+
+export interface TaskContext<P extends Record<string, unknown> = Record<string, any>> {
+  dagId: string;
+  runId: string;
+  taskId: string;
+  tryNumber: number;
+  /** Logical date as an ISO string (UTC). */
+  logicalDate: string;
+  dataIntervalStart: string;
+  dataIntervalEnd: string;
+  /** Logical date as YYYY-MM-DD (in the DAG's timezone... Airflow uses UTC: so do we). */
+  ds: string;
+  /** DAG params overlaid with the run's conf. */
+  params: P;
+  conf: Record<string, any>;
+  xcom: {
+    pull<T = unknown>(taskId: string, key?: string): Promise<T>;
+    push(key: string, value: unknown): Promise<void>;
+  };
+  log: TaskLogger;
+  /** Renders `{{ ds }}`-style templates with this context. */
+  render(template: string): string;
+  defer(opts: DeferOptions): DeferRequest;
+  skip(reason?: string): SkipRequest;
+  /** Aborted when the execution timeout passes. */
+  signal: AbortSignal;
+}
+
+/** Second argument of a resume method. */
+export interface ResumeInput {
+  kwargs: Record<string, any>;
+  event: { payload?: any; firedAt: string; key?: string; reason: string };
+}
+
+export function isDeferRequest(v: unknown): v is DeferRequest {
+  return typeof v === 'object' && v !== null && (v as { __airless?: unknown }).__airless === 'defer';
+}
+
+export function isSkipRequest(v: unknown): v is SkipRequest {
+  return typeof v === 'object' && v !== null && (v as { __airless?: unknown }).__airless === 'skip';
+}

@@ -1,0 +1,213 @@
+/**
+ * The serialized form of DAGs (what `airless build` writes to manifest.json and what
+ * schedulers read) and the records the engine keeps in the Store.
+ * Times are epoch milliseconds in records and ISO-8601 strings in manifests.
+ */
+import type { RunState, TaskState, UpstreamOutcome } from './states.js';
+
+export const TRIGGER_RULES = [
+  'all_success',
+  'all_failed',
+  'all_done',
+  'all_skipped',
+  'one_success',
+  'one_failed',
+  'one_done',
+  'none_failed',
+  'none_failed_min_one_success',
+  'none_skipped',
+  'always',
+] as const;
+export type TriggerRule = (typeof TRIGGER_RULES)[number];
+
+/** A DAG schedule: cron (5-field, with timezone), a fixed rate, or manual only. */
+export type ScheduleSpec =
+  | { kind: 'cron'; expr: string; timezone: string }
+  | { kind: 'rate'; everyMs: number }
+  | null;
+
+export interface RetryPolicy {
+  retries: number;
+  retryDelayMs: number;
+  retryExponentialBackoff: boolean;
+  maxRetryDelayMs?: number;
+}
+
+export type SensorMode = 'batched' | 'reschedule';
+
+export interface SensorSpec {
+  /** Sensor type: a built-in (`file`, `s3_key`, `http`, `external_task`, `time`) or one from `defineSensor`. */
+  type: string;
+  /** Poke context before rendering; string leaves are templates. */
+  pokeContext: Record<string, unknown>;
+  mode: SensorMode;
+  pokeIntervalMs: number;
+  timeoutMs: number;
+  softFail: boolean;
+  exponentialBackoff: boolean;
+  maxPokeIntervalMs?: number;
+}
+
+export type TaskKind = 'task' | 'branch' | 'sensor';
+
+export interface TaskSpec extends RetryPolicy {
+  taskId: string;
+  kind: TaskKind;
+  upstream: string[];
+  downstream: string[];
+  triggerRule: TriggerRule;
+  executionTimeoutMs?: number;
+  /** Sensor settings, when kind is `sensor`. */
+  sensor?: SensorSpec;
+  /** Named methods of a deferrable task besides `execute`. */
+  methods?: string[];
+  /** Built-in operator arguments (templated strings), if any. */
+  args?: Record<string, unknown>;
+}
+
+export interface DagSpec {
+  dagId: string;
+  /** Source file, relative to the DAG folder, for messages. */
+  file: string;
+  description?: string;
+  schedule: ScheduleSpec;
+  timezone: string;
+  startDate?: string;
+  endDate?: string;
+  catchup: boolean;
+  maxActiveRuns: number;
+  maxActiveTasks: number;
+  /** Upper bound on tasks that can run at once in one run (width of the DAG). */
+  maxParallelism: number;
+  params: Record<string, unknown>;
+  tags: string[];
+  pausedOnCreation: boolean;
+  tasks: TaskSpec[];
+}
+
+export interface Manifest {
+  formatVersion: 1;
+  /** sha256 (hex) of bundle.mjs. */
+  bundleSha256: string;
+  builtAt: string;
+  dags: DagSpec[];
+  /** Sensor types defined with `defineSensor` in this bundle. */
+  sensorTypes: string[];
+}
+
+// ---------------------------------------------------------------------------
+// Records kept in the Store
+// ---------------------------------------------------------------------------
+
+export interface DagRecord {
+  dagId: string;
+  bundleVersion: string;
+  spec: DagSpec;
+  paused: boolean;
+  /** The next schedule tick (epoch ms) for which no run has been created yet. */
+  nextTickAt?: number;
+  updatedAt: number;
+}
+
+export type RunType = 'scheduled' | 'manual' | 'backfill';
+
+export interface DagRun {
+  dagId: string;
+  runId: string;
+  state: RunState;
+  runType: RunType;
+  logicalDate: number;
+  dataIntervalStart: number;
+  dataIntervalEnd: number;
+  conf: Record<string, unknown>;
+  bundleVersion: string;
+  queuedAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** Tasks in `queued` or `running` right now, kept only when maxActiveTasks can bind. */
+  activeTasks?: number;
+  /** TTL (epoch seconds) once finished. */
+  expiresAt?: number;
+}
+
+export interface TaskKey {
+  dagId: string;
+  runId: string;
+  taskId: string;
+}
+
+/** What a trigger is waiting for. */
+export type TriggerSpec =
+  | { after: string | number }
+  | { at: string | number }
+  | { event: string };
+
+export interface TaskInstance extends TaskKey {
+  state: TaskState;
+  /** Number of the current (or last) try; 0 before the first try is queued. */
+  tryNumber: number;
+  /** Terminal states of upstream tasks, one attribute each, written idempotently. */
+  upstream: Record<string, UpstreamOutcome>;
+  /** Scheduled and decided ready to queue, waiting for a free maxActiveTasks slot. */
+  ready?: boolean;
+  /** Claim token of the worker that holds the current try. */
+  owner?: string;
+  leaseUntil?: number;
+  /** When reconcile must look at this task next (sparse: only non-terminal tasks). */
+  dueAt?: number;
+  queuedAt?: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** Method a deferred task resumes with, its kwargs and the trigger that resumes it. */
+  nextMethod?: string;
+  nextKwargs?: Record<string, unknown>;
+  trigger?: TriggerSpec;
+  /** Event delivered by the trigger that resumed the task. */
+  triggerEvent?: { payload?: unknown; firedAt: number; key?: string };
+  /** First time a sensor started waiting: its timeout counts from here across retries. */
+  sensorStartedAt?: number;
+  /** Reschedule-mode sensors: pokes made so far (drives backoff). */
+  pokeCount?: number;
+  error?: string;
+}
+
+export type TriggerKind = 'sensor' | 'event';
+
+/** A waiting task registered for the poker (sensors) or for signals (events). */
+export interface TriggerRecord {
+  /** `dagId/runId/taskId`: one row per waiting task. */
+  id: string;
+  kind: TriggerKind;
+  dagId: string;
+  runId: string;
+  taskId: string;
+  tryNumber: number;
+  createdAt: number;
+  timeoutAt?: number;
+  // sensors
+  sensorType?: string;
+  pokeContext?: Record<string, unknown>;
+  hashcode?: string;
+  shardcode?: number;
+  nextPokeAt?: number;
+  pokeIntervalMs?: number;
+  softFail?: boolean;
+  lastError?: string;
+  // events
+  eventKey?: string;
+}
+
+export interface SignalRecord {
+  key: string;
+  payload?: unknown;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface XcomKey extends TaskKey {
+  key: string;
+}
+
+export function taskKeyString(k: TaskKey): string {
+  return `${k.dagId}/${k.runId}/${k.taskId}`;
+}

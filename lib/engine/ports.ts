@@ -1,0 +1,276 @@
+/**
+ * The engine talks to the world only through these ports. Each has a memory adapter
+ * (lib/adapters/memory) and an AWS adapter (lib/adapters/aws); one contract suite
+ * (test/contract) runs against both stores.
+ */
+import type {
+  DagRecord,
+  DagRun,
+  Manifest,
+  SignalRecord,
+  TaskInstance,
+  TaskKey,
+  TriggerRecord,
+  XcomKey,
+} from './model.js';
+import type { RunState, TaskState } from './states.js';
+
+/**
+ * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
+ * item as it is now (undefined when it does not exist), so the caller can decide.
+ *
+ * @example
+ * const r = await store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running' });
+ * if (!r.ok) metrics.count('lost_race');
+ */
+export type Cas<T> =
+  | { ok: true; item: T }
+  | { ok: false; current: T | undefined; reason?: 'condition' | 'slots' };
+
+/** Conditions of a task write; every given field must match. */
+export interface TaskExpect {
+  state: TaskState | readonly TaskState[];
+  tryNumber?: number;
+  owner?: string;
+}
+
+/** Fields a task write sets; `null` removes the attribute. */
+export type TaskPatch = {
+  [K in keyof Omit<TaskInstance, 'dagId' | 'runId' | 'taskId' | 'upstream'>]?: TaskInstance[K] | null;
+};
+
+export type RunPatch = {
+  [K in keyof Omit<DagRun, 'dagId' | 'runId' | 'activeTasks'>]?: DagRun[K] | null;
+};
+
+/**
+ * Change to a run's `activeTasks` counter made atomically with a task write.
+ * `+1` is refused (result `{ ok: false, reason: 'slots' }`) when the counter is at `max`.
+ */
+export interface SlotChange {
+  delta: 1 | -1;
+  max?: number;
+}
+
+export interface Store {
+  // DAG registry
+  putDag(rec: DagRecord): Promise<void>;
+  getDag(dagId: string): Promise<DagRecord | undefined>;
+  listDags(): Promise<DagRecord[]>;
+  /** Compare-and-set on `nextTickAt` (undefined = attribute absent) when `expectNextTickAt` is given. */
+  updateDag(
+    dagId: string,
+    patch: Partial<Omit<DagRecord, 'dagId'>>,
+    expectNextTickAt?: number | null,
+  ): Promise<Cas<DagRecord>>;
+  deleteDag(dagId: string): Promise<void>;
+
+  // runs
+  /** Conditional put: fails with the existing run when `(dagId, runId)` exists. */
+  createRun(run: DagRun): Promise<Cas<DagRun>>;
+  getRun(dagId: string, runId: string): Promise<DagRun | undefined>;
+  updateRun(
+    dagId: string,
+    runId: string,
+    expect: { state: RunState | readonly RunState[] },
+    patch: RunPatch,
+  ): Promise<Cas<DagRun>>;
+  /** Runs of one DAG, newest logical date first. */
+  listRuns(dagId: string, opts?: { states?: readonly RunState[]; limit?: number }): Promise<DagRun[]>;
+  /** Runs in `queued` or `running`, of every DAG. */
+  listActiveRuns(): Promise<DagRun[]>;
+
+  // task instances
+  /** Conditional put: fails with the existing item when the task instance exists. */
+  putTask(ti: TaskInstance): Promise<Cas<TaskInstance>>;
+  getTask(key: TaskKey): Promise<TaskInstance | undefined>;
+  listTasks(dagId: string, runId: string): Promise<TaskInstance[]>;
+  /** Compare-and-set on state (and try number, owner); optionally moves the run's slot counter in the same atomic write. */
+  updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>>;
+  /**
+   * Records an upstream's terminal outcome on a downstream task instance, creating the
+   * item (state `scheduled`, try 0) when it does not exist. Idempotent: writing the same
+   * outcome twice changes nothing. Returns the item after the write, so that exactly one
+   * writer sees the write that makes the trigger rule decidable.
+   */
+  recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: TaskInstance['upstream'][string]): Promise<TaskInstance>;
+  /** Non-terminal task instances with `dueAt <= now`, oldest first. */
+  listDueTasks(now: number, limit: number): Promise<TaskInstance[]>;
+  /** Removes all task instances of a run (used by clear of a whole run). */
+  deleteTask(key: TaskKey): Promise<void>;
+
+  // triggers: sensors waiting for the poker, tasks waiting for an event
+  /** Conditional put: fails when a trigger with this id exists. */
+  putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>>;
+  getTrigger(id: string): Promise<TriggerRecord | undefined>;
+  deleteTrigger(id: string): Promise<void>;
+  updateTrigger(id: string, patch: Partial<Omit<TriggerRecord, 'id'>>): Promise<void>;
+  /** Sensor triggers of one shard with `nextPokeAt <= dueBefore`. */
+  listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]>;
+  /** Event triggers waiting for this key. */
+  listEventTriggers(eventKey: string): Promise<TriggerRecord[]>;
+  /** Triggers whose `timeoutAt <= now`. */
+  listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]>;
+  /**
+   * Claims poke cycle `cycle` of target `hashcode`: true for exactly one caller per
+   * (hashcode, cycle), however many pokers race.
+   */
+  claimPoke(hashcode: string, cycle: number): Promise<boolean>;
+
+  // XCom
+  putXcom(key: XcomKey, value: unknown): Promise<void>;
+  getXcom(key: XcomKey): Promise<unknown>;
+
+  // signals (events that may arrive before anyone waits)
+  putSignal(sig: SignalRecord): Promise<void>;
+  getSignal(key: string, now: number): Promise<SignalRecord | undefined>;
+}
+
+// ---------------------------------------------------------------------------
+// Queue and timer
+// ---------------------------------------------------------------------------
+
+/** Work for a worker: run (or resume) one task try. */
+export interface TaskMessage {
+  kind: 'task';
+  dagId: string;
+  runId: string;
+  taskId: string;
+  tryNumber: number;
+}
+
+/** A timer or an external event fired for a waiting task. */
+export interface FireMessage {
+  kind: 'fire';
+  dagId: string;
+  runId: string;
+  taskId: string;
+  tryNumber: number;
+  /** Why: a deferral trigger, a retry delay ending, a sensor timeout, a reschedule poke. */
+  reason: 'trigger' | 'retry' | 'timeout' | 'poke';
+  payload?: unknown;
+}
+
+/** A DAG schedule fired: create the run for this tick. */
+export interface ScheduleMessage {
+  kind: 'schedule';
+  dagId: string;
+  tickAt: number;
+}
+
+export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage;
+
+export interface Queue {
+  /** Sends messages, at most `delayMs` late (0 to 15 minutes). */
+  send(messages: readonly QueueMessage[], opts?: { delayMs?: number }): Promise<void>;
+}
+
+/** A message received from a queue, to be acknowledged or returned. */
+export interface Delivery {
+  message: unknown;
+  receiptHandle: string;
+  receiveCount: number;
+}
+
+/** The consuming side, used by the embedded runtime and the chaos test (Lambda gets SQS events). */
+export interface ReceivingQueue extends Queue {
+  receive(max: number, visibilityMs: number): Promise<Delivery[]>;
+  ack(d: Delivery): Promise<void>;
+  /** Makes the message visible again after `delayMs`. */
+  release(d: Delivery, delayMs: number): Promise<void>;
+}
+
+/**
+ * Delivers a message to the ready queue at a given time. Idempotent per id:
+ * scheduling an existing id again is a success; cancelling a missing id is too.
+ */
+export interface Timer {
+  schedule(id: string, at: number, message: QueueMessage): Promise<void>;
+  cancel(id: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------
+// Clock, bundles, metrics, log
+// ---------------------------------------------------------------------------
+
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms` of this clock's time (virtual under a fake clock). */
+  sleep(ms: number): Promise<void>;
+}
+
+/** A loaded bundle: the DAG objects with their code, and the sensor types it defines. */
+export interface LoadedBundle {
+  manifest: Manifest;
+  /** Returns the callable for a task's method (`execute` or a resume method). */
+  taskMethod(dagId: string, taskId: string, method: string): TaskCallable | undefined;
+  /** Poke function of a sensor type defined in this bundle (built-ins live in the engine). */
+  sensorPoke(type: string): SensorPoke | undefined;
+}
+
+export type TaskCallable = (ctx: unknown, arg?: unknown) => unknown;
+export type SensorPoke = (pokeContext: Record<string, unknown>, env: { now: number }) => unknown;
+
+export interface BundleSource {
+  /** The manifest of a bundle version (schedulers read only this). */
+  manifest(version: string): Promise<Manifest>;
+  /** The executable bundle (workers and pokers only). */
+  load(version: string): Promise<LoadedBundle>;
+}
+
+export interface Metrics {
+  count(name: string, value?: number): void;
+  timing(name: string, ms: number): void;
+}
+
+export interface Log {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** Everything the engine needs, passed in once. */
+export interface Ports {
+  store: Store;
+  queue: Queue;
+  timer: Timer;
+  clock: Clock;
+  bundles: BundleSource;
+  metrics: Metrics;
+  log: Log;
+  /** Engine settings; see {@link EngineConfig}. */
+  config: EngineConfig;
+}
+
+export interface EngineConfig {
+  /** Number of poker shards. */
+  shards: number;
+  /** Lease a worker holds on a running try beyond its execution timeout. */
+  leaseMarginMs: number;
+  /** Lease when the task has no execution timeout (the Lambda timeout, typically). */
+  defaultLeaseMs: number;
+  /** A queued task whose message is lost is re-sent after this long. */
+  requeueAfterMs: number;
+  /** How long a signal nobody waits for is kept. */
+  signalRetentionMs: number;
+  /** Finished runs expire this long after they end (0 = keep). */
+  runRetentionMs: number;
+  /** Longest wait the queue can delay a message by (SQS: 15 minutes). */
+  maxQueueDelayMs: number;
+  /** Concurrent pokes per poker. */
+  pokeConcurrency: number;
+  /** Per-poke timeout. */
+  pokeTimeoutMs: number;
+}
+
+export const DEFAULT_CONFIG: EngineConfig = {
+  shards: 8,
+  leaseMarginMs: 60_000,
+  defaultLeaseMs: 15 * 60_000 + 60_000,
+  requeueAfterMs: 5 * 60_000,
+  signalRetentionMs: 24 * 3600_000,
+  runRetentionMs: 90 * 24 * 3600_000,
+  maxQueueDelayMs: 15 * 60_000,
+  pokeConcurrency: 64,
+  pokeTimeoutMs: 30_000,
+};
