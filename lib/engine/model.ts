@@ -106,6 +106,8 @@ export interface DagRecord {
   paused: boolean;
   /** The next schedule tick (epoch ms) for which no run has been created yet. */
   nextTickAt?: number;
+  /** Runs in `running` right now (maxActiveRuns), moved only together with a run write. */
+  activeRuns?: number;
   updatedAt: number;
 }
 
@@ -146,6 +148,8 @@ export interface TaskInstance extends TaskKey {
   state: TaskState;
   /** Number of the current (or last) try; 0 before the first try is queued. */
   tryNumber: number;
+  /** Tries made before the last clear: retries count from here (Airflow's max_tries). */
+  tryBase?: number;
   /** Terminal states of upstream tasks, one attribute each, written idempotently. */
   upstream: Record<string, UpstreamOutcome>;
   /** Scheduled and decided ready to queue, waiting for a free maxActiveTasks slot. */
@@ -162,6 +166,8 @@ export interface TaskInstance extends TaskKey {
   nextMethod?: string;
   nextKwargs?: Record<string, unknown>;
   trigger?: TriggerSpec;
+  /** When a deferral (or a reschedule-mode sensor's wait) times out. */
+  deferTimeoutAt?: number;
   /** Event delivered by the trigger that resumed the task. */
   triggerEvent?: { payload?: unknown; firedAt: number; key?: string };
   /** First time a sensor started waiting: its timeout counts from here across retries. */
@@ -184,6 +190,8 @@ export interface TriggerRecord {
   tryNumber: number;
   createdAt: number;
   timeoutAt?: number;
+  /** Bundle version of the run, so a poker can load custom sensor types. */
+  bundleVersion?: string;
   // sensors
   sensorType?: string;
   pokeContext?: Record<string, unknown>;

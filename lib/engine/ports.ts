@@ -36,7 +36,7 @@ export interface TaskExpect {
 
 /** Fields a task write sets; `null` removes the attribute. */
 export type TaskPatch = {
-  [K in keyof Omit<TaskInstance, 'dagId' | 'runId' | 'taskId' | 'upstream'>]?: TaskInstance[K] | null;
+  [K in keyof Omit<TaskInstance, 'dagId' | 'runId' | 'taskId'>]?: TaskInstance[K] | null;
 };
 
 export type RunPatch = {
@@ -44,7 +44,8 @@ export type RunPatch = {
 };
 
 /**
- * Change to a run's `activeTasks` counter made atomically with a task write.
+ * Change to a counter made atomically with another write: the run's `activeTasks`
+ * (with a task write) or the DAG record's `activeRuns` (with a run write).
  * `+1` is refused (result `{ ok: false, reason: 'slots' }`) when the counter is at `max`.
  */
 export interface SlotChange {
@@ -74,6 +75,8 @@ export interface Store {
     runId: string,
     expect: { state: RunState | readonly RunState[] },
     patch: RunPatch,
+    /** Moves the DAG record's `activeRuns` counter in the same atomic write (maxActiveRuns). */
+    slot?: SlotChange,
   ): Promise<Cas<DagRun>>;
   /** Runs of one DAG, newest logical date first. */
   listRuns(dagId: string, opts?: { states?: readonly RunState[]; limit?: number }): Promise<DagRun[]>;
@@ -148,6 +151,8 @@ export interface FireMessage {
   tryNumber: number;
   /** Why: a deferral trigger, a retry delay ending, a sensor timeout, a reschedule poke. */
   reason: 'trigger' | 'retry' | 'timeout' | 'poke';
+  /** Claim token of the try segment that deferred: a stale fire cannot resume a later deferral. */
+  token?: string;
   payload?: unknown;
 }
 
@@ -195,8 +200,8 @@ export interface Timer {
 
 export interface Clock {
   now(): number;
-  /** Resolves after `ms` of this clock's time (virtual under a fake clock). */
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms` of this clock's time (virtual under a fake clock); an abort resolves it early. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** A loaded bundle: the DAG objects with their code, and the sensor types it defines. */
@@ -240,6 +245,10 @@ export interface Ports {
   log: Log;
   /** Engine settings; see {@link EngineConfig}. */
   config: EngineConfig;
+  /** Built-in sensor pokes that need I/O (file, s3_key, http), provided by the runtime. */
+  sensors?: Readonly<Record<string, SensorPoke>>;
+  /** Identifies this process in claim tokens (unique per container or process). */
+  workerId?: string;
 }
 
 export interface EngineConfig {

@@ -36,8 +36,12 @@ export const TERMINAL_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
   'removed',
 ]);
 
-/** Terminal states that a downstream's trigger rule reads. */
-export type UpstreamOutcome = 'success' | 'failed' | 'skipped' | 'upstream_failed';
+/**
+ * What a downstream records of each finished upstream. `branch_skipped` is a branch
+ * task that succeeded and did not choose this downstream: the downstream is skipped
+ * whatever its trigger rule (Airflow's NotPreviouslySkippedDep).
+ */
+export type UpstreamOutcome = 'success' | 'failed' | 'skipped' | 'upstream_failed' | 'branch_skipped';
 
 export function isTerminal(state: TaskState): boolean {
   return TERMINAL_TASK_STATES.has(state);

@@ -1,0 +1,71 @@
+/**
+ * Clocks: the system clock for `airless dev`, and a virtual clock for tests and
+ * `--time-warp`, whose time moves only when told to (so nothing sleeps for real).
+ */
+import type { Clock } from '../../engine/ports.js';
+
+export class SystemClock implements Clock {
+  now(): number {
+    return Date.now();
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const t = setTimeout(resolve, Math.max(0, ms));
+      signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    });
+  }
+}
+
+interface Sleeper {
+  at: number;
+  resolve: () => void;
+}
+
+/**
+ * A clock whose time is moved by `advanceTo`/`advanceBy`; sleepers wake in time order.
+ *
+ * @example
+ * const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
+ * const done = clock.sleep(60_000);
+ * clock.advanceBy(60_000); // `done` resolves
+ */
+export class VirtualClock implements Clock {
+  private sleepers: Sleeper[] = [];
+  constructor(private t: number) {}
+
+  now(): number {
+    return this.t;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const s: Sleeper = { at: this.t + Math.max(0, ms), resolve };
+      this.sleepers.push(s);
+      signal?.addEventListener('abort', () => {
+        this.sleepers = this.sleepers.filter((x) => x !== s);
+        resolve();
+      }, { once: true });
+    });
+  }
+
+  /** Earliest time a sleeper waits for, if any. */
+  nextWakeAt(): number | undefined {
+    let min: number | undefined;
+    for (const s of this.sleepers) if (min === undefined || s.at < min) min = s.at;
+    return min;
+  }
+
+  advanceTo(t: number): void {
+    if (t < this.t) return;
+    this.t = t;
+    const due = this.sleepers.filter((s) => s.at <= t).sort((a, b) => a.at - b.at);
+    this.sleepers = this.sleepers.filter((s) => s.at > t);
+    for (const s of due) s.resolve();
+  }
+
+  advanceBy(ms: number): void {
+    this.advanceTo(this.t + ms);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Metrics and logs in process: counters for tests and benchmarks, a log that prints
+ * or collects, and a store decorator that reports every task and run state change
+ * (the CLI's live progress lines).
+ */
+import type { DagRun, TaskInstance } from '../../engine/model.js';
+import type { Log, Metrics, Store } from '../../engine/ports.js';
+
+export class MemoryMetrics implements Metrics {
+  readonly counts = new Map<string, number>();
+  readonly timings = new Map<string, number[]>();
+  count(name: string, value = 1): void {
+    this.counts.set(name, (this.counts.get(name) ?? 0) + value);
+  }
+  timing(name: string, ms: number): void {
+    const a = this.timings.get(name);
+    if (a) a.push(ms);
+    else this.timings.set(name, [ms]);
+  }
+  get(name: string): number {
+    return this.counts.get(name) ?? 0;
+  }
+}
+
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  fields?: Record<string, unknown>;
+}
+
+/** Collects log lines; optionally forwards them to a sink (the terminal). */
+export class MemoryLog implements Log {
+  readonly lines: LogLine[] = [];
+  constructor(private sink?: (l: LogLine) => void, private keep = 10_000) {}
+  private add(level: LogLine['level'], msg: string, fields?: Record<string, unknown>) {
+    const l = { level, msg, fields };
+    if (this.lines.length < this.keep) this.lines.push(l);
+    this.sink?.(l);
+  }
+  info(msg: string, fields?: Record<string, unknown>) { this.add('info', msg, fields); }
+  warn(msg: string, fields?: Record<string, unknown>) { this.add('warn', msg, fields); }
+  error(msg: string, fields?: Record<string, unknown>) { this.add('error', msg, fields); }
+}
+
+export type StateEvent =
+  | { type: 'task'; ti: TaskInstance; from?: TaskInstance['state'] }
+  | { type: 'run'; run: DagRun; from?: DagRun['state'] };
+
+/** Wraps a store so that every successful state change is reported to `onEvent`. */
+export function observeStore(store: Store, onEvent: (e: StateEvent) => void): Store {
+  const wrapped = {} as Store;
+  wrapped.updateTask = async (key, expect, patch, slot) => {
+    const r = await store.updateTask(key, expect, patch, slot);
+    if (r.ok && patch.state) onEvent({ type: 'task', ti: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as TaskInstance['state']) });
+    return r;
+  };
+  wrapped.updateRun = async (dagId, runId, expect, patch, slot) => {
+    const r = await store.updateRun(dagId, runId, expect, patch, slot);
+    if (r.ok && patch.state) onEvent({ type: 'run', run: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as DagRun['state']) });
+    return r;
+  };
+  wrapped.createRun = async (run) => {
+    const r = await store.createRun(run);
+    if (r.ok) onEvent({ type: 'run', run: r.item });
+    return r;
+  };
+  // Every other method goes to the store itself, bound, so its own fields stay its own.
+  return new Proxy(wrapped, {
+    get(target, prop) {
+      if (prop in target) return (target as any)[prop];
+      const v = (store as any)[prop];
+      return typeof v === 'function' ? v.bind(store) : v;
+    },
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Lookups over a DagSpec, cached per spec object, and the run context the engine
+ * carries through one operation.
+ */
+import { NotFoundError } from './errors.js';
+import type { DagRun, DagSpec, TaskSpec } from './model.js';
+import type { Ports } from './ports.js';
+
+const index = new WeakMap<DagSpec, Map<string, TaskSpec>>();
+
+export function taskSpec(spec: DagSpec, taskId: string): TaskSpec {
+  let m = index.get(spec);
+  if (!m) {
+    m = new Map(spec.tasks.map((t) => [t.taskId, t]));
+    index.set(spec, m);
+  }
+  const t = m.get(taskId);
+  if (!t) throw new NotFoundError(`unknown task ${taskId} in dag ${spec.dagId}`);
+  return t;
+}
+
+export function hasTask(spec: DagSpec, taskId: string): boolean {
+  try {
+    taskSpec(spec, taskId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The maxActiveTasks counter is kept only when the limit can bind. */
+export function countsSlots(spec: DagSpec): boolean {
+  return spec.maxActiveTasks < (spec.maxParallelism || Number.POSITIVE_INFINITY);
+}
+
+/** A run and the DAG spec it pinned. */
+export interface RunCtx {
+  run: DagRun;
+  spec: DagSpec;
+}
+
+/** Loads the spec a run pinned (its bundle version's manifest). */
+export async function specFor(p: Ports, run: DagRun): Promise<DagSpec> {
+  const manifest = await p.bundles.manifest(run.bundleVersion);
+  const spec = manifest.dags.find((d) => d.dagId === run.dagId);
+  if (!spec) throw new NotFoundError(`dag ${run.dagId} is not in bundle ${run.bundleVersion}`);
+  return spec;
+}
+
+export async function loadRunCtx(p: Ports, dagId: string, runId: string): Promise<RunCtx | undefined> {
+  const run = await p.store.getRun(dagId, runId);
+  if (!run) return undefined;
+  return { run, spec: await specFor(p, run) };
+}

@@ -1,0 +1,209 @@
+/**
+ * Fast follow and run progress: recording an upstream's outcome on each downstream,
+ * deciding trigger rules exactly once, queueing ready tasks, cascading skips and
+ * upstream failures, and completing runs. Every write is a compare-and-set, so the
+ * worker that finishes a task, a concurrent worker and any number of reconcile ticks
+ * can all run these functions on the same run at once.
+ */
+import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
+import type { TaskInstance, TaskKey } from './model.js';
+import type { Ports, SlotChange } from './ports.js';
+import { decideRunState } from './run-state.js';
+import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
+import { evaluateTriggerRule } from './trigger-rules.js';
+import { startWaiting } from './waiting.js';
+
+export function keyOf(rc: RunCtx, taskId: string): TaskKey {
+  return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
+}
+
+/** Slot change for a task write that enters (+1) or leaves (-1) queued/running. */
+export function slotFor(rc: RunCtx, delta: 1 | -1, bounded = true): SlotChange | undefined {
+  if (!countsSlots(rc.spec)) return undefined;
+  return delta === 1 && bounded ? { delta, max: rc.spec.maxActiveTasks } : { delta };
+}
+
+function outcomeOf(state: TaskState): UpstreamOutcome {
+  if (state === 'success' || state === 'failed' || state === 'upstream_failed') return state;
+  return 'skipped';
+}
+
+/**
+ * Queues a task try: a conditional write, then one message. From `scheduled` and
+ * `up_for_retry` this starts a new try; from `deferred` it resumes the same try.
+ * When maxActiveTasks is reached the task stays `scheduled` with `ready` set, and the
+ * next task to leave `running` wakes it.
+ */
+export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
+  const from = ti.state;
+  const resume = from === 'deferred';
+  const tryNumber = resume ? ti.tryNumber : ti.tryNumber + 1;
+  const now = p.clock.now();
+  const r = await p.store.updateTask(
+    ti,
+    { state: from, tryNumber: ti.tryNumber },
+    { state: 'queued', tryNumber, queuedAt: now, dueAt: now + p.config.requeueAfterMs, ready: null, leaseUntil: null },
+    // A resumed deferral already holds its place in the run; it is not refused a slot.
+    slotFor(rc, 1, !resume),
+  );
+  if (r.ok) {
+    await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber }]);
+    return true;
+  }
+  if (r.reason === 'slots') {
+    p.metrics.count('SlotsFull');
+    await p.store.updateTask(
+      ti,
+      { state: from, tryNumber: ti.tryNumber },
+      from === 'scheduled' ? { ready: true } : { state: 'scheduled', ready: true, dueAt: null },
+    );
+    return false;
+  }
+  p.metrics.count('LostRaces');
+  return false;
+}
+
+/** Applies the trigger rule to a `scheduled` task, at most once per task and try. */
+export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
+  if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
+  const t = taskSpec(rc.spec, ti.taskId);
+  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream);
+  if (decision === 'wait') return;
+  if (decision === 'run') {
+    if (t.kind === 'sensor' && t.sensor && (t.sensor.mode === 'batched' || t.sensor.type === 'time')) {
+      await startWaiting(p, rc, ti, t);
+    } else {
+      await queueTask(p, rc, ti);
+    }
+    return;
+  }
+  const state: TaskState = decision === 'skip' ? 'skipped' : 'upstream_failed';
+  const r = await p.store.updateTask(
+    ti,
+    { state: 'scheduled', tryNumber: ti.tryNumber },
+    { state, endedAt: p.clock.now(), ready: null, dueAt: null },
+  );
+  if (!r.ok) {
+    p.metrics.count('LostRaces');
+    return;
+  }
+  await afterTerminal(p, rc, ti.taskId, state);
+}
+
+/**
+ * Records `taskId`'s outcome on each direct downstream and decides those whose rule
+ * became decidable. `chosen` lists the downstreams a branch task followed.
+ * Returns true when the run may have finished (no downstream was left to decide).
+ */
+export async function settleDownstream(
+  p: Ports,
+  rc: RunCtx,
+  taskId: string,
+  state: TaskState,
+  chosen?: readonly string[],
+): Promise<boolean> {
+  const t = taskSpec(rc.spec, taskId);
+  if (t.downstream.length === 0) return true;
+  let mayBeDone = false;
+  await Promise.all(
+    t.downstream.map(async (d) => {
+      const outcome: UpstreamOutcome =
+        chosen && state === 'success' && !chosen.includes(d) ? 'branch_skipped' : outcomeOf(state);
+      const item = await p.store.recordUpstream(keyOf(rc, d), taskId, outcome);
+      if (item.state === 'scheduled') await decideTask(p, rc, item);
+      else mayBeDone = true;
+    }),
+  );
+  return mayBeDone;
+}
+
+/** Everything that follows a task reaching a terminal state. */
+export async function afterTerminal(
+  p: Ports,
+  rc: RunCtx,
+  taskId: string,
+  state: TaskState,
+  chosen?: readonly string[],
+): Promise<void> {
+  p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
+  const mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
+  if (mayBeDone) await completeRunIfDone(p, rc);
+}
+
+/** Gives freed maxActiveTasks slots to tasks waiting with `ready` set. */
+export async function wakeReady(p: Ports, rc: RunCtx): Promise<void> {
+  if (!countsSlots(rc.spec)) return;
+  const tis = await p.store.listTasks(rc.run.dagId, rc.run.runId);
+  for (const ti of tis) {
+    if (ti.state === 'scheduled' && ti.ready && !(await queueTask(p, rc, ti))) return;
+  }
+}
+
+/** Completes the run when every task is terminal. Safe to call any number of times. */
+export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance[]): Promise<boolean> {
+  if (rc.run.state !== 'running') return false;
+  const tasks = tis ?? (await p.store.listTasks(rc.run.dagId, rc.run.runId));
+  const state = decideRunState(rc.spec, tasks);
+  if (state === 'running') return false;
+  const now = p.clock.now();
+  const retention = p.config.runRetentionMs;
+  const r = await p.store.updateRun(
+    rc.run.dagId,
+    rc.run.runId,
+    { state: 'running' },
+    { state, endedAt: now, expiresAt: retention > 0 ? Math.floor((now + retention) / 1000) : null },
+    { delta: -1 },
+  );
+  if (!r.ok) return false;
+  rc.run = r.item;
+  p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
+  p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
+  const { startQueuedRuns } = await import('./runs.js');
+  await startQueuedRuns(p, rc.run.dagId);
+  return true;
+}
+
+/**
+ * Brings a running run up to date from what the store holds: creates missing root
+ * tasks, records outcomes a crashed worker did not pass on, decides undecided tasks and
+ * completes the run. Called when a run starts and by every reconcile tick; idempotent.
+ */
+export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
+  if (rc.run.state !== 'running') return;
+  const tis = await p.store.listTasks(rc.run.dagId, rc.run.runId);
+  const byId = new Map(tis.map((t) => [t.taskId, t]));
+  const work: Promise<unknown>[] = [];
+  for (const t of rc.spec.tasks) {
+    const ti = byId.get(t.taskId);
+    if (!ti) {
+      if (t.upstream.length === 0) work.push(createRoot(p, rc, t.taskId));
+      continue;
+    }
+    if (ti.state === 'scheduled') {
+      work.push(decideTask(p, rc, ti));
+    } else if (isTerminal(ti.state)) {
+      const missing = t.downstream.filter((d) => byId.get(d)?.upstream[t.taskId] === undefined);
+      if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));
+    }
+  }
+  await Promise.all(work);
+  if (work.length === 0) await completeRunIfDone(p, rc, tis);
+}
+
+async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
+  const ti: TaskInstance = { ...keyOf(rc, taskId), state: 'scheduled', tryNumber: 0, upstream: {} };
+  const r = await p.store.putTask(ti);
+  const item = r.ok ? r.item : r.current;
+  if (item) await decideTask(p, rc, item);
+}
+
+async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: string[]): Promise<void> {
+  const t = taskSpec(rc.spec, ti.taskId);
+  let chosen: string[] | undefined;
+  if (t.kind === 'branch' && ti.state === 'success') {
+    const v = await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' });
+    chosen = Array.isArray(v) ? v.map(String) : [];
+  }
+  p.metrics.count('RepairedFollows', downstream.length);
+  if (await settleDownstream(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
+}

@@ -1,0 +1,27 @@
+/**
+ * The Airless engine: pure orchestration logic over ports. Runtimes (the embedded
+ * runtime, the Lambda handlers) build {@link Ports} and call these functions.
+ */
+export * from './ports.js';
+export * from './model.js';
+export * from './states.js';
+export * from './errors.js';
+export type * from './context.js';
+export { handleMessage } from './dispatch.js';
+export { handleTask } from './worker.js';
+export { reconcile, type ReconcileReport } from './reconcile.js';
+export { pokeShard, type PokeReport } from './poke.js';
+export { sendSignal, VIRTUAL_SHARDS } from './waiting.js';
+export {
+  clearTasks,
+  createRun,
+  registerManifest,
+  scheduleDag,
+  setPaused,
+  startQueuedRuns,
+  triggerRun,
+  type TriggerOptions,
+} from './runs.js';
+export { advanceRun, completeRunIfDone } from './follow.js';
+export { evaluateTriggerRule } from './trigger-rules.js';
+export { decideRunState } from './run-state.js';

@@ -1,0 +1,175 @@
+/**
+ * The wire format of the ready queue. Every message read from a queue (SQS body, a
+ * Scheduler `Input`, the memory queue) goes through {@link parseQueueMessage} or
+ * {@link validateQueueMessage}; anything else is a {@link MalformedMessageError}, which the
+ * edge turns into a dead-letter delivery instead of a retry loop.
+ */
+import { MalformedMessageError } from './errors.js';
+import type { FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
+
+/** dagId and taskId. */
+export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/;
+/** runId also allows `:` and `+` (ISO timestamps such as `scheduled__2024-01-01T00:00:00+00:00`). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9_.:+-]{1,250}$/;
+
+const FIRE_REASONS: readonly FireMessage['reason'][] = ['trigger', 'retry', 'timeout', 'poke'];
+
+type Fields = Record<string, unknown>;
+
+/**
+ * Parses and validates a queue message body.
+ *
+ * @throws MalformedMessageError naming the first offending field.
+ * @example
+ * const m = parseQueueMessage('{"kind":"task","dagId":"etl","runId":"r1","taskId":"extract","tryNumber":1}');
+ * if (m.kind === 'task') console.log(m.taskId);
+ */
+export function parseQueueMessage(body: string): QueueMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (cause) {
+    throw new MalformedMessageError(`message is not JSON: ${preview(body)}`, { cause });
+  }
+  return validateQueueMessage(value);
+}
+
+/**
+ * Validates an already-parsed value (for example `Delivery.message`).
+ *
+ * @example
+ * const m = validateQueueMessage({ kind: 'schedule', dagId: 'etl', tickAt: 0 });
+ */
+export function validateQueueMessage(value: unknown): QueueMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MalformedMessageError(`message must be a JSON object, got ${describe(value)}`);
+  }
+  const o = value as Fields;
+  switch (o.kind) {
+    case 'task':
+      return validateTask(o);
+    case 'fire':
+      return validateFire(o);
+    case 'schedule':
+      return validateSchedule(o);
+    default:
+      throw new MalformedMessageError(
+        `message field "kind" must be one of task, fire, schedule, got ${describe(o.kind)}`,
+      );
+  }
+}
+
+/**
+ * Serializes a message with a fixed field order (validated first, so a bad message
+ * fails at the sender, not in a worker).
+ *
+ * @example
+ * encodeQueueMessage({ kind: 'schedule', dagId: 'etl', tickAt: 0 }); // '{"kind":"schedule","dagId":"etl","tickAt":0}'
+ */
+export function encodeQueueMessage(m: QueueMessage): string {
+  const v = validateQueueMessage(m);
+  switch (v.kind) {
+    case 'task':
+      return JSON.stringify({ kind: v.kind, dagId: v.dagId, runId: v.runId, taskId: v.taskId, tryNumber: v.tryNumber });
+    case 'fire': {
+      const out: Fields = {
+        kind: v.kind,
+        dagId: v.dagId,
+        runId: v.runId,
+        taskId: v.taskId,
+        tryNumber: v.tryNumber,
+        reason: v.reason,
+      };
+      if (v.payload !== undefined) out.payload = v.payload;
+      return JSON.stringify(out);
+    }
+    case 'schedule':
+      return JSON.stringify({ kind: v.kind, dagId: v.dagId, tickAt: v.tickAt });
+  }
+}
+
+function validateTask(o: Fields): TaskMessage {
+  onlyFields(o, 'task', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber']);
+  return {
+    kind: 'task',
+    dagId: id(o, 'task', 'dagId'),
+    runId: runId(o, 'task'),
+    taskId: id(o, 'task', 'taskId'),
+    tryNumber: nonNegativeInt(o, 'task', 'tryNumber'),
+  };
+}
+
+function validateFire(o: Fields): FireMessage {
+  onlyFields(o, 'fire', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'reason', 'payload']);
+  if (!FIRE_REASONS.includes(o.reason as FireMessage['reason'])) {
+    throw new MalformedMessageError(
+      `fire message field "reason" must be one of ${FIRE_REASONS.join(', ')}, got ${describe(o.reason)}`,
+    );
+  }
+  const m: FireMessage = {
+    kind: 'fire',
+    dagId: id(o, 'fire', 'dagId'),
+    runId: runId(o, 'fire'),
+    taskId: id(o, 'fire', 'taskId'),
+    tryNumber: nonNegativeInt(o, 'fire', 'tryNumber'),
+    reason: o.reason as FireMessage['reason'],
+  };
+  if (o.payload !== undefined) m.payload = o.payload;
+  return m;
+}
+
+function validateSchedule(o: Fields): ScheduleMessage {
+  onlyFields(o, 'schedule', ['kind', 'dagId', 'tickAt']);
+  // tickAt 0 means "the engine computes the due tick" (recurring schedules cannot template it).
+  return { kind: 'schedule', dagId: id(o, 'schedule', 'dagId'), tickAt: nonNegativeInt(o, 'schedule', 'tickAt') };
+}
+
+function onlyFields(o: Fields, kind: string, allowed: readonly string[]): void {
+  const extra = Object.keys(o).filter((k) => !allowed.includes(k));
+  if (extra.length > 0) {
+    throw new MalformedMessageError(`${kind} message has unknown field(s): ${extra.join(', ')}`);
+  }
+}
+
+function id(o: Fields, kind: string, field: string): string {
+  const v = o[field];
+  if (typeof v !== 'string' || !ID_PATTERN.test(v)) {
+    throw new MalformedMessageError(
+      `${kind} message field "${field}" must be a string matching ${ID_PATTERN}, got ${describe(v)}`,
+    );
+  }
+  return v;
+}
+
+function runId(o: Fields, kind: string): string {
+  const v = o.runId;
+  if (typeof v !== 'string' || !RUN_ID_PATTERN.test(v)) {
+    throw new MalformedMessageError(
+      `${kind} message field "runId" must be a string matching ${RUN_ID_PATTERN}, got ${describe(v)}`,
+    );
+  }
+  return v;
+}
+
+function nonNegativeInt(o: Fields, kind: string, field: string): number {
+  const v = o[field];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw new MalformedMessageError(
+      `${kind} message field "${field}" must be a non-negative integer, got ${describe(v)}`,
+    );
+  }
+  return v;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing (missing)';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return `string ${preview(JSON.stringify(v))}`;
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v} ${String(v)}`;
+}
+
+function preview(s: string): string {
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}

@@ -1,0 +1,164 @@
+/**
+ * Sensors. Batched mode (the default, AIP-17): one poker per shard pokes each distinct
+ * target once per cycle and settles every task waiting on it. Reschedule mode: the
+ * worker pokes once with the DAG's code and defers on a timer until the next poke.
+ */
+import { specFor, type RunCtx } from './dag-index.js';
+import { formatDuration } from './duration.js';
+import { afterTerminal } from './follow.js';
+import type { TaskInstance, TaskSpec, TriggerRecord } from './model.js';
+import { taskKeyString } from './model.js';
+import type { LoadedBundle, Ports, SensorPoke } from './ports.js';
+import { renderDeep } from './template.js';
+import { VIRTUAL_SHARDS, varsFor } from './waiting.js';
+import type { Outcome } from './worker-finish.js';
+
+/** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */
+function externalTaskPoke(p: Ports): SensorPoke {
+  return async (pc) => {
+    const dagId = String(pc.externalDagId ?? pc.dagId);
+    const taskId = String(pc.externalTaskId ?? pc.taskId);
+    const logical = Date.parse(String(pc.logicalDate));
+    const allowed = (pc.allowedStates as string[] | undefined) ?? ['success'];
+    const runs = await p.store.listRuns(dagId);
+    const run = runs.find((r) => r.logicalDate === logical);
+    if (!run) return false;
+    const ti = await p.store.getTask({ dagId, runId: run.runId, taskId });
+    return ti !== undefined && allowed.includes(ti.state);
+  };
+}
+
+/** Finds the poke function of a sensor type: built-ins first, then the bundle's own. */
+export async function resolvePoke(p: Ports, type: string, bundleVersion?: string): Promise<SensorPoke | undefined> {
+  if (type === 'external_task') return externalTaskPoke(p);
+  const builtin = p.sensors?.[type];
+  if (builtin) return builtin;
+  if (!bundleVersion) return undefined;
+  return (await p.bundles.load(bundleVersion)).sensorPoke(type);
+}
+
+/** Calls a poke with the per-poke timeout; a throw or a timeout is "not yet" with an error. */
+export async function timedPoke(p: Ports, poke: SensorPoke, pc: Record<string, unknown>): Promise<{ ok: boolean; error?: string }> {
+  const stop = new AbortController();
+  const timeout = p.clock.sleep(p.config.pokeTimeoutMs, stop.signal).then(() => {
+    if (!stop.signal.aborted) throw new Error(`poke timed out after ${formatDuration(p.config.pokeTimeoutMs)}`);
+    return false;
+  });
+  try {
+    return { ok: Boolean(await Promise.race([Promise.resolve().then(() => poke(pc, { now: p.clock.now() })), timeout])) };
+  } catch (err) {
+    return { ok: false, error: (err as Error)?.message ?? String(err) };
+  } finally {
+    stop.abort();
+  }
+}
+
+/** Reschedule mode: one poke by the worker, then success, timeout, or a deferral until the next poke. */
+export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, bundle: LoadedBundle): Promise<Outcome> {
+  const s = t.sensor!;
+  const now = p.clock.now();
+  const pc = renderDeep(s.pokeContext, varsFor(rc, ti.taskId)) as Record<string, unknown>;
+  const poke = s.type === 'external_task' || p.sensors?.[s.type] ? await resolvePoke(p, s.type) : bundle.sensorPoke(s.type);
+  if (!poke) return { kind: 'failed', error: `unknown sensor type ${s.type}`, noRetry: true };
+  const r = await timedPoke(p, poke, pc);
+  p.metrics.count('Pokes');
+  if (r.ok) return { kind: 'success', value: undefined };
+  const started = ti.sensorStartedAt ?? ti.startedAt ?? now;
+  if (now - started >= s.timeoutMs) {
+    const error = `sensor timed out after ${formatDuration(s.timeoutMs)}${r.error ? `; last error: ${r.error}` : ''}`;
+    return s.softFail ? { kind: 'skipped', reason: error } : { kind: 'failed', error, noRetry: true };
+  }
+  const n = (ti.pokeCount ?? 0) + 1;
+  let wait = s.pokeIntervalMs;
+  if (s.exponentialBackoff) wait = Math.min(s.pokeIntervalMs * 2 ** Math.min(n - 1, 30), s.maxPokeIntervalMs ?? 24 * 3600_000);
+  wait = Math.min(wait, started + s.timeoutMs - now);
+  await p.store.updateTask(ti, { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, {
+    pokeCount: n, sensorStartedAt: started, error: r.error ?? null,
+  });
+  return { kind: 'deferred', request: { __airless: 'defer', trigger: { after: wait }, resume: '__poke' } };
+}
+
+export interface PokeReport {
+  sensors: number;
+  distinct: number;
+  pokes: number;
+  settled: number;
+}
+
+/** Runs `fn` over items with at most `limit` in flight. */
+async function pool<T>(items: readonly T[], limit: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * One poke cycle of one shard: each due target (hashcode) is claimed for the cycle,
+ * poked once, and all its waiters are settled together.
+ *
+ * @example
+ * await pokeShard(ports, 0, { shards: 8, cycle: Math.floor(now / 60_000) });
+ */
+export async function pokeShard(p: Ports, shard: number, opts: { shards?: number; cycle: number }): Promise<PokeReport> {
+  const shards = opts.shards ?? p.config.shards;
+  const now = p.clock.now();
+  const virtual = Array.from({ length: VIRTUAL_SHARDS }, (_, v) => v).filter((v) => v % shards === shard);
+  const triggers = (await Promise.all(virtual.map((v) => p.store.listSensorTriggers(v, Number.MAX_SAFE_INTEGER)))).flat();
+  const groups = new Map<string, TriggerRecord[]>();
+  for (const t of triggers) {
+    const g = groups.get(t.hashcode!);
+    if (g) g.push(t);
+    else groups.set(t.hashcode!, [t]);
+  }
+  const due = [...groups.values()].filter((g) => g.some((t) => (t.nextPokeAt ?? 0) <= now));
+  const report: PokeReport = { sensors: triggers.length, distinct: groups.size, pokes: 0, settled: 0 };
+  await pool(due, p.config.pokeConcurrency, async (group) => {
+    const first = group[0];
+    if (!(await p.store.claimPoke(first.hashcode!, opts.cycle))) return;
+    const poke = await resolvePoke(p, first.sensorType!, first.bundleVersion).catch(() => undefined);
+    const r = poke ? await timedPoke(p, poke, first.pokeContext ?? {}) : { ok: false, error: `unknown sensor type ${first.sensorType}` };
+    report.pokes++;
+    if (!r.ok) {
+      if (r.error) p.log.warn('poke failed', { sensorType: first.sensorType, hashcode: first.hashcode, error: r.error });
+      await Promise.all(group.map((t) => p.store.updateTrigger(t.id, { nextPokeAt: now + (t.pokeIntervalMs ?? 60_000), lastError: r.error })));
+      return;
+    }
+    await Promise.all(group.map(async (t) => { if (await settleSensor(p, t)) report.settled++; }));
+  });
+  p.metrics.count('Pokes', report.pokes);
+  p.metrics.count('DistinctTargetsPoked', report.pokes);
+  p.metrics.count('SensorsWaiting', report.sensors);
+  if (report.pokes > 0) p.metrics.timing('DedupRatio', report.sensors / Math.max(report.distinct, 1));
+  return report;
+}
+
+/** `sensing → success` for one waiter whose target turned true. */
+async function settleSensor(p: Ports, t: TriggerRecord): Promise<boolean> {
+  const ti = await p.store.getTask(t);
+  if (!ti || ti.state !== 'sensing' || ti.tryNumber !== t.tryNumber) {
+    // An orphan registration (the task moved on) is removed; a task still `scheduled`
+    // (its registration raced a crash) keeps it for the decision that follows.
+    if (!ti || ti.state !== 'scheduled') await p.store.deleteTrigger(t.id);
+    return false;
+  }
+  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state: 'success', endedAt: p.clock.now(), dueAt: null });
+  if (!r.ok) return false;
+  await p.store.deleteTrigger(t.id);
+  const run = await p.store.getRun(t.dagId, t.runId);
+  if (run) await afterTerminal(p, { run, spec: await specFor(p, run) }, t.taskId, 'success');
+  return true;
+}
+
+/** Reconcile: a sensing task past its timeout fails (or is skipped with softFail). */
+export async function timeoutSensor(p: Ports, rc: RunCtx, ti: TaskInstance, t: TaskSpec): Promise<void> {
+  const trig = await p.store.getTrigger(taskKeyString(ti));
+  const s = t.sensor!;
+  const error = `sensor timed out after ${formatDuration(s.timeoutMs)}${trig?.lastError ? `; last error: ${trig.lastError}` : ''}`;
+  const state = s.softFail ? 'skipped' : 'failed';
+  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state, error, endedAt: p.clock.now(), dueAt: null });
+  if (!r.ok) return;
+  await p.store.deleteTrigger(taskKeyString(ti));
+  await afterTerminal(p, rc, ti.taskId, state);
+}

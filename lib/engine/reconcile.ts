@@ -1,0 +1,111 @@
+/**
+ * The reconcile tick: the safety net, never the hot path. Safe to run concurrently with
+ * itself and with workers: every action is a compare-and-set or idempotent.
+ * It re-queues queued tasks whose message was lost, fails or retries running tasks
+ * whose lease expired, releases due retries, times out deferrals and sensors, starts
+ * queued runs, advances running runs (recovering any fast follow a crash cut short),
+ * and creates the runs schedules owe.
+ */
+import { specFor, taskSpec, type RunCtx } from './dag-index.js';
+import { advanceRun, queueTask } from './follow.js';
+import type { DagRun, TaskInstance } from './model.js';
+import type { Ports } from './ports.js';
+import { timeoutSensor } from './poke.js';
+import { startQueuedRuns, scheduleDag } from './runs.js';
+import { reviewDeferred } from './waiting.js';
+import { failTry } from './worker-finish.js';
+
+export interface ReconcileReport {
+  due: number;
+  requeued: number;
+  expiredLeases: number;
+  runsAdvanced: number;
+  /** Next schedule tick per DAG, for runtimes that arm timers. */
+  nextTicks: Record<string, number>;
+}
+
+async function ctxCache(p: Ports) {
+  const cache = new Map<string, Promise<RunCtx | undefined>>();
+  return (dagId: string, runId: string) => {
+    const k = `${dagId}/${runId}`;
+    let c = cache.get(k);
+    if (!c) {
+      c = p.store.getRun(dagId, runId).then(async (run) => (run ? { run, spec: await specFor(p, run) } : undefined));
+      cache.set(k, c);
+    }
+    return c;
+  };
+}
+
+/**
+ * @example
+ * const report = await reconcile(ports);
+ */
+export async function reconcile(p: Ports, opts: { limit?: number; schedules?: boolean } = {}): Promise<ReconcileReport> {
+  const report: ReconcileReport = { due: 0, requeued: 0, expiredLeases: 0, runsAdvanced: 0, nextTicks: {} };
+  const ctxOf = await ctxCache(p);
+  const now = p.clock.now();
+  const due = await p.store.listDueTasks(now, opts.limit ?? 1000);
+  report.due = due.length;
+  await Promise.all(
+    due.map(async (ti) => {
+      const rc = await ctxOf(ti.dagId, ti.runId);
+      if (rc) await reviewDue(p, rc, ti, report).catch((err) => p.log.error('reconcile failed for a task', { ...ti, error: String(err) }));
+    }),
+  );
+  const active = await p.store.listActiveRuns();
+  const queuedDags = new Set(active.filter((r) => r.state === 'queued').map((r) => r.dagId));
+  for (const dagId of queuedDags) await startQueuedRuns(p, dagId);
+  await Promise.all(active.filter((r) => r.state === 'running').map((r) => advance(p, r, report)));
+  if (opts.schedules !== false) {
+    for (const dag of await p.store.listDags()) {
+      const next = await scheduleDag(p, dag.dagId);
+      if (next !== undefined) report.nextTicks[dag.dagId] = next;
+    }
+  }
+  return report;
+}
+
+async function advance(p: Ports, run: DagRun, report: ReconcileReport): Promise<void> {
+  try {
+    const fresh = await p.store.getRun(run.dagId, run.runId);
+    if (!fresh || fresh.state !== 'running') return;
+    await advanceRun(p, { run: fresh, spec: await specFor(p, fresh) });
+    report.runsAdvanced++;
+  } catch (err) {
+    p.log.error('reconcile could not advance a run', { dagId: run.dagId, runId: run.runId, error: String(err) });
+  }
+}
+
+async function reviewDue(p: Ports, rc: RunCtx, ti: TaskInstance, report: ReconcileReport): Promise<void> {
+  const now = p.clock.now();
+  const t = taskSpec(rc.spec, ti.taskId);
+  switch (ti.state) {
+    case 'queued': {
+      // The message may be lost: move dueAt first (one reconciler wins), then re-send.
+      const r = await p.store.updateTask(ti, { state: 'queued', tryNumber: ti.tryNumber }, { dueAt: now + p.config.requeueAfterMs });
+      if (!r.ok) return;
+      report.requeued++;
+      p.metrics.count('Requeued');
+      await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber }]);
+      return;
+    }
+    case 'running':
+      if ((ti.leaseUntil ?? 0) > now) return;
+      report.expiredLeases++;
+      p.metrics.count('ExpiredLeases');
+      await failTry(p, rc, t, ti, 'the worker running this try was lost (lease expired)', { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, false);
+      return;
+    case 'up_for_retry':
+      await queueTask(p, rc, ti);
+      return;
+    case 'deferred':
+      await reviewDeferred(p, rc, ti);
+      return;
+    case 'sensing':
+      await timeoutSensor(p, rc, ti, t);
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * DAG runs: creation (at most once per run id), start under maxActiveRuns, schedules
+ * and catch-up, manual triggers, pause, clear, and bundle registration.
+ */
+import { loadRunCtx, specFor, type RunCtx } from './dag-index.js';
+import { InvalidInputError, NotFoundError } from './errors.js';
+import { advanceRun, keyOf } from './follow.js';
+import type { DagRecord, DagRun, DagSpec, Manifest, RunType } from './model.js';
+import type { Cas, Ports } from './ports.js';
+import { isRunTerminal, isTerminal } from './states.js';
+import { dataInterval, dueTicks } from './timetable.js';
+
+export interface TriggerOptions {
+  runId?: string;
+  /** Epoch ms; defaults to now. */
+  logicalDate?: number;
+  conf?: Record<string, unknown>;
+  runType?: RunType;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Creates a run in `queued` (a conditional put: a duplicate is a no-op) and starts what may start. */
+export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions = {}): Promise<Cas<DagRun>> {
+  const now = p.clock.now();
+  const runType = opts.runType ?? 'manual';
+  const logicalDate = opts.logicalDate ?? now;
+  const interval =
+    runType === 'scheduled' && dag.spec.schedule
+      ? dataInterval(dag.spec.schedule, logicalDate)
+      : { start: logicalDate, end: logicalDate };
+  const run: DagRun = {
+    dagId: dag.dagId,
+    runId: opts.runId ?? `${runType}__${iso(logicalDate)}`,
+    state: 'queued',
+    runType,
+    logicalDate,
+    dataIntervalStart: interval.start,
+    dataIntervalEnd: interval.end,
+    conf: opts.conf ?? {},
+    bundleVersion: dag.bundleVersion,
+    queuedAt: now,
+  };
+  const r = await p.store.createRun(run);
+  if (r.ok) {
+    p.metrics.count('RunsCreated');
+    p.log.info('run created', { dagId: run.dagId, runId: run.runId, runType });
+    await startQueuedRuns(p, dag.dagId);
+  }
+  return r;
+}
+
+/** A manual run (`airless trigger`), like Airflow's `dags trigger`. */
+export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions = {}): Promise<DagRun> {
+  const dag = await p.store.getDag(dagId);
+  if (!dag) throw new NotFoundError(`unknown dag ${dagId}`);
+  const r = await createRun(p, dag, { ...opts, runType: opts.runType ?? 'manual' });
+  if (!r.ok) throw new InvalidInputError(`run ${opts.runId ?? ''} of dag ${dagId} exists already`);
+  return (await p.store.getRun(dagId, r.item.runId)) ?? r.item;
+}
+
+/** Starts queued runs, oldest logical date first, while maxActiveRuns allows. */
+export async function startQueuedRuns(p: Ports, dagId: string): Promise<void> {
+  const dag = await p.store.getDag(dagId);
+  if (!dag || dag.paused) return;
+  const queued = (await p.store.listRuns(dagId, { states: ['queued'] })).sort((a, b) => a.logicalDate - b.logicalDate);
+  for (const run of queued) {
+    const r = await p.store.updateRun(
+      dagId,
+      run.runId,
+      { state: 'queued' },
+      { state: 'running', startedAt: p.clock.now() },
+      { delta: 1, max: dag.spec.maxActiveRuns },
+    );
+    if (!r.ok) {
+      if (r.reason === 'slots') return;
+      p.metrics.count('LostRaces');
+      continue;
+    }
+    await advanceRun(p, { run: r.item, spec: await specFor(p, r.item) });
+  }
+}
+
+/**
+ * Creates the runs a DAG's schedule owes at `now` (catch-up included), then moves the
+ * DAG's `nextTickAt` forward with a compare-and-set. Runs are created before the
+ * pointer moves, so a crash in between repeats a (no-op) creation, never skips one.
+ * Returns the next tick, for runtimes that arm a timer for it.
+ */
+export async function scheduleDag(p: Ports, dagId: string, maxRuns = 100): Promise<number | undefined> {
+  const dag = await p.store.getDag(dagId);
+  if (!dag || dag.paused || !dag.spec.schedule) return undefined;
+  const now = p.clock.now();
+  const due = dueTicks(dag.spec, { nextTickAt: dag.nextTickAt, now });
+  const ticks = due.ticks.slice(0, maxRuns);
+  for (const tick of ticks) {
+    await createRun(p, dag, { runType: 'scheduled', logicalDate: tick, runId: `scheduled__${iso(tick)}` });
+  }
+  const next = ticks.length < due.ticks.length ? due.ticks[ticks.length] : due.nextTickAt;
+  if (next !== dag.nextTickAt) {
+    const r = await p.store.updateDag(dagId, { nextTickAt: next }, dag.nextTickAt ?? null);
+    if (!r.ok) p.metrics.count('LostRaces');
+  }
+  return next;
+}
+
+/** Registers a bundle's DAGs: adds new ones, updates changed ones, removes missing ones. */
+export async function registerManifest(
+  p: Ports,
+  version: string,
+  manifest: Manifest,
+): Promise<{ added: string[]; updated: string[]; removed: string[] }> {
+  const now = p.clock.now();
+  const out = { added: [] as string[], updated: [] as string[], removed: [] as string[] };
+  const existing = new Map((await p.store.listDags()).map((d) => [d.dagId, d]));
+  for (const spec of manifest.dags) {
+    const prev = existing.get(spec.dagId);
+    existing.delete(spec.dagId);
+    if (!prev) {
+      await p.store.putDag({ dagId: spec.dagId, bundleVersion: version, spec, paused: spec.pausedOnCreation, updatedAt: now });
+      out.added.push(spec.dagId);
+    } else if (prev.bundleVersion !== version) {
+      const patch: Partial<DagRecord> = { bundleVersion: version, spec, updatedAt: now };
+      await p.store.updateDag(spec.dagId, scheduleChanged(prev.spec, spec) ? { ...patch, nextTickAt: undefined } : patch);
+      out.updated.push(spec.dagId);
+    }
+  }
+  for (const dagId of existing.keys()) {
+    await p.store.deleteDag(dagId);
+    out.removed.push(dagId);
+  }
+  return out;
+}
+
+function scheduleChanged(a: DagSpec, b: DagSpec): boolean {
+  return JSON.stringify([a.schedule, a.startDate, a.catchup]) !== JSON.stringify([b.schedule, b.startDate, b.catchup]);
+}
+
+export async function setPaused(p: Ports, dagId: string, paused: boolean): Promise<void> {
+  const r = await p.store.updateDag(dagId, { paused, updatedAt: p.clock.now() });
+  if (!r.ok && !r.current) throw new NotFoundError(`unknown dag ${dagId}`);
+  if (!paused) {
+    await startQueuedRuns(p, dagId);
+    await scheduleDag(p, dagId);
+  }
+}
+
+/** Downstream closure of some tasks, the tasks included. */
+export function downstreamClosure(spec: DagSpec, taskIds: readonly string[]): Set<string> {
+  const byId = new Map(spec.tasks.map((t) => [t.taskId, t]));
+  const out = new Set<string>();
+  const stack = [...taskIds];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (out.has(id)) continue;
+    const t = byId.get(id);
+    if (!t) throw new NotFoundError(`unknown task ${id} in dag ${spec.dagId}`);
+    out.add(id);
+    stack.push(...t.downstream);
+  }
+  return out;
+}
+
+/**
+ * Clears finished tasks (and, by default, their downstream) so they run again, as
+ * `airflow tasks clear` does: retries count afresh, a finished run goes back to queued.
+ */
+export async function clearTasks(
+  p: Ports,
+  dagId: string,
+  runId: string,
+  taskIds: readonly string[],
+  opts: { downstream?: boolean } = {},
+): Promise<string[]> {
+  const rc = await loadRunCtx(p, dagId, runId);
+  if (!rc) throw new NotFoundError(`unknown run ${dagId}/${runId}`);
+  const set = opts.downstream === false ? new Set(taskIds) : downstreamClosure(rc.spec, taskIds);
+  const cleared: string[] = [];
+  for (const ti of await p.store.listTasks(dagId, runId)) {
+    if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;
+    const upstream = Object.fromEntries(Object.entries(ti.upstream).filter(([u]) => !set.has(u)));
+    const r = await p.store.updateTask(
+      ti,
+      { state: ti.state, tryNumber: ti.tryNumber },
+      {
+        state: 'scheduled', upstream, tryBase: ti.tryNumber, error: null, startedAt: null, endedAt: null,
+        ready: null, nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null,
+        sensorStartedAt: null, pokeCount: null, owner: null, dueAt: null,
+      },
+    );
+    if (r.ok) cleared.push(ti.taskId);
+  }
+  await reopenRun(p, rc);
+  return cleared;
+}
+
+async function reopenRun(p: Ports, rc: RunCtx): Promise<void> {
+  if (isRunTerminal(rc.run.state)) {
+    const r = await p.store.updateRun(rc.run.dagId, rc.run.runId, { state: rc.run.state }, { state: 'queued', endedAt: null, expiresAt: null });
+    if (r.ok) await startQueuedRuns(p, rc.run.dagId);
+    return;
+  }
+  await advanceRun(p, rc);
+}
+
+export { keyOf };

@@ -1,0 +1,125 @@
+/**
+ * `{{ ds }}`-style templates for task arguments and sensor poke contexts. A small, closed
+ * language on purpose: variables and dotted paths, no expressions, no filters.
+ */
+import { InvalidInputError } from './errors.js';
+
+/** Variables available in templates (Airflow names). */
+export interface TemplateVars {
+  /** Logical date, UTC, `YYYY-MM-DD`. */
+  ds: string;
+  ds_nodash: string;
+  /** Logical date as Airflow prints it: `2026-01-01T00:00:00+00:00`. */
+  ts: string;
+  ts_nodash: string;
+  /** ISO strings (`toISOString()`, UTC). */
+  logical_date: string;
+  data_interval_start: string;
+  data_interval_end: string;
+  run_id: string;
+  dag_id: string;
+  task_id: string;
+  params: Record<string, unknown>;
+  conf: Record<string, unknown>;
+}
+
+const EXPR = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$/;
+
+function lookup(path: string, vars: TemplateVars, template: string): unknown {
+  if (!PATH.test(path)) {
+    throw new InvalidInputError(`template "${template}": "${path}" is not a variable (use names like ds, params.x)`);
+  }
+  const [head, ...rest] = path.split('.');
+  if (!Object.prototype.hasOwnProperty.call(vars, head)) {
+    throw new InvalidInputError(`template "${template}": unknown variable "${head}"`);
+  }
+  let value: unknown = (vars as unknown as Record<string, unknown>)[head];
+  for (let i = 0; i < rest.length; i++) {
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, rest[i])) {
+      throw new InvalidInputError(`template "${template}": unknown variable "${[head, ...rest.slice(0, i + 1)].join('.')}"`);
+    }
+    value = (value as Record<string, unknown>)[rest[i]];
+  }
+  return value;
+}
+
+/**
+ * Renders every `{{ name }}` / `{{ params.a.b }}` in a string. Objects render as JSON.
+ *
+ * @example
+ * renderTemplate('/data/{{ ds }}/{{params.table}}.csv', vars); // '/data/2026-01-01/orders.csv'
+ * @throws InvalidInputError naming an unknown variable or path.
+ */
+export function renderTemplate(str: string, vars: TemplateVars): string {
+  if (!str.includes('{{')) return str;
+  return str.replace(EXPR, (_m, path: string) => {
+    const v = lookup(path, vars, str);
+    if (v === undefined || v === null) return '';
+    return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  });
+}
+
+/**
+ * Renders every string leaf of a value (objects and arrays walked, other leaves kept).
+ *
+ * @example
+ * renderDeep({ path: '/in/{{ ds_nodash }}.csv', retries: 3 }, vars); // { path: '/in/20260101.csv', retries: 3 }
+ */
+export function renderDeep<T>(value: T, vars: TemplateVars): T {
+  if (typeof value === 'string') return renderTemplate(value, vars) as T;
+  if (Array.isArray(value)) return value.map((v) => renderDeep(v, vars)) as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = renderDeep(v, vars);
+    return out as T;
+  }
+  return value;
+}
+
+/** What {@link templateVars} needs; dates as epoch ms or ISO strings. */
+export interface TemplateInput {
+  dagId: string;
+  runId: string;
+  taskId: string;
+  logicalDate: number | string;
+  dataIntervalStart: number | string;
+  dataIntervalEnd: number | string;
+  params?: Record<string, unknown>;
+  conf?: Record<string, unknown>;
+}
+
+function iso(value: number | string, name: string): string {
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new InvalidInputError(`${name} ${JSON.stringify(value)} is not a date`);
+  return d.toISOString();
+}
+
+/**
+ * Builds the template variables of one task try. `ds` is the UTC date of the logical date,
+ * as in Airflow; `params` are the DAG params overlaid with the run's conf.
+ *
+ * @example
+ * templateVars({ dagId: 'etl', runId: 'scheduled__2026-01-01T00:00:00Z', taskId: 'load',
+ *   logicalDate: Date.parse('2026-01-01T00:00:00Z'), dataIntervalStart: 0, dataIntervalEnd: 0 }).ds; // '2026-01-01'
+ */
+export function templateVars(input: TemplateInput): TemplateVars {
+  const logical = iso(input.logicalDate, 'logicalDate');
+  const ds = logical.slice(0, 10);
+  const ts = `${logical.slice(0, 19)}+00:00`;
+  const conf = input.conf ?? {};
+  return {
+    ds,
+    ds_nodash: ds.replaceAll('-', ''),
+    ts,
+    ts_nodash: logical.slice(0, 19).replaceAll('-', '').replaceAll(':', ''),
+    logical_date: logical,
+    data_interval_start: iso(input.dataIntervalStart, 'dataIntervalStart'),
+    data_interval_end: iso(input.dataIntervalEnd, 'dataIntervalEnd'),
+    run_id: input.runId,
+    dag_id: input.dagId,
+    task_id: input.taskId,
+    params: { ...(input.params ?? {}), ...conf },
+    conf,
+  };
+}

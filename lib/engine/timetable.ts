@@ -1,0 +1,407 @@
+/**
+ * Schedules with Airflow 3 trigger-timetable semantics: a run fires at each tick, its
+ * logical date is that tick, its data interval is (previous tick, tick].
+ *
+ * Every function takes time as an argument (epoch ms); none reads the clock.
+ *
+ * DST, decided once and tested (Europe/Berlin, 2026-03-29 and 2026-10-25):
+ * - A cron whose minute and hour fields have no wildcard and no step (`30 2 * * *`,
+ *   `0 2,14 * * *`) is a fixed-time job. On a spring-forward day its local time may not
+ *   exist: it fires once at the first valid instant after the gap (02:30 -> 03:00 local),
+ *   as cron and Airflow do (EventBridge Scheduler would skip it; the engine's ticks win).
+ *   On a fall-back day it fires once, at the first occurrence of the repeated time.
+ * - Any other cron (`*\/30 * * * *`, `0 * * * *`) is an interval job: times in the gap do
+ *   not exist and are skipped; a repeated hour fires on both occurrences, so ticks stay
+ *   evenly spaced in real time.
+ */
+import { Cron } from 'croner';
+import { InvalidInputError } from './errors.js';
+import type { ScheduleSpec } from './model.js';
+
+/** Presets, as in Airflow; `@once` and `@continuous` are not supported. */
+export const SCHEDULE_PRESETS: Readonly<Record<string, string>> = {
+  '@hourly': '0 * * * *',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@weekly': '0 0 * * 0',
+  '@monthly': '0 0 1 * *',
+  '@quarterly': '0 0 1 */3 *',
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+};
+
+const RATE = /^rate\(\s*(\d+)\s+(minute|minutes|hour|hours|day|days)\s*\)$/;
+const RATE_UNIT_MS: Readonly<Record<string, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+const cronCache = new Map<string, Cron>();
+
+function cronFor(expr: string, timezone: string): Cron {
+  const key = `${timezone} ${expr}`;
+  let c = cronCache.get(key);
+  if (!c) {
+    // 'no-wildcard': a list of fixed hours (`0 2,14 * * *`) behaves like a single fixed
+    // hour in a DST gap, instead of silently losing the 02:00 run.
+    c = new Cron(expr, { timezone, mode: '5-part', fixedTimeRule: 'no-wildcard' });
+    cronCache.set(key, c);
+  }
+  return c;
+}
+
+/**
+ * Throws InvalidInputError unless `tz` is an IANA timezone name this runtime knows.
+ *
+ * @example
+ * assertTimezone('Europe/Berlin'); // ok
+ */
+export function assertTimezone(tz: string): void {
+  if (typeof tz !== 'string' || tz.trim() === '') {
+    throw new InvalidInputError(`invalid timezone ${JSON.stringify(tz)}: expected an IANA name such as 'UTC' or 'Europe/Berlin'`);
+  }
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+  } catch (cause) {
+    throw new InvalidInputError(`invalid timezone "${tz}": expected an IANA name such as 'UTC' or 'Europe/Berlin'`, { cause });
+  }
+}
+
+/**
+ * Parses a DAG schedule: a 5-field cron, a preset (`@daily`...), `rate(N minutes|hours|days)`,
+ * or `null` (manual runs only).
+ *
+ * @example
+ * parseSchedule('0 2 * * *', 'Europe/Berlin'); // { kind: 'cron', expr: '0 2 * * *', timezone: 'Europe/Berlin' }
+ * parseSchedule('@hourly', 'UTC');            // { kind: 'cron', expr: '0 * * * *', timezone: 'UTC' }
+ * parseSchedule('rate(15 minutes)', 'UTC');   // { kind: 'rate', everyMs: 900000 }
+ * @throws InvalidInputError on a bad cron, preset, rate or timezone.
+ */
+export function parseSchedule(schedule: string | null | undefined, timezone: string): ScheduleSpec {
+  assertTimezone(timezone);
+  if (schedule === null || schedule === undefined) return null;
+  if (typeof schedule !== 'string') {
+    throw new InvalidInputError(`invalid schedule ${JSON.stringify(schedule)}: expected a cron string, a preset, rate(...) or null`);
+  }
+  const text = schedule.trim();
+  if (text.startsWith('@')) {
+    const expr = SCHEDULE_PRESETS[text];
+    if (!expr) {
+      const hint = text === '@once' || text === '@continuous' ? ` (${text} is not supported: use schedule null and trigger runs)` : '';
+      throw new InvalidInputError(`invalid schedule "${schedule}"${hint}: presets are ${Object.keys(SCHEDULE_PRESETS).join(', ')}`);
+    }
+    return { kind: 'cron', expr, timezone };
+  }
+  if (text.startsWith('rate(')) {
+    const m = RATE.exec(text);
+    const n = m ? Number(m[1]) : 0;
+    if (!m || n < 1) {
+      throw new InvalidInputError(`invalid schedule "${schedule}": expected rate(N minutes|hours|days) with N >= 1`);
+    }
+    return { kind: 'rate', everyMs: n * RATE_UNIT_MS[m[2].replace(/s$/, '')] };
+  }
+  return { kind: 'cron', expr: parseCronExpr(text, timezone, schedule), timezone };
+}
+
+function parseCronExpr(text: string, timezone: string, original: string): string {
+  const fields = text.split(/\s+/);
+  if (fields.length !== 5) {
+    throw new InvalidInputError(
+      `invalid cron "${original}": expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}`,
+    );
+  }
+  const expr = fields.join(' ');
+  let next: Date | null;
+  try {
+    next = cronFor(expr, timezone).nextRun(new Date(Date.UTC(2000, 0, 1)));
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message.replace(/^CronPattern: /, '') : String(cause);
+    throw new InvalidInputError(`invalid cron "${original}": ${detail}`, { cause });
+  }
+  if (next === null) throw new InvalidInputError(`invalid cron "${original}": it never fires`);
+  return expr;
+}
+
+/**
+ * The first tick strictly after `afterMs`; for a rate, ticks lie on the grid
+ * `anchorMs + k * everyMs` (k >= 0), the anchor being the DAG's startDate.
+ *
+ * @example
+ * nextTick({ kind: 'rate', everyMs: 60_000 }, 90_000); // 120_000
+ */
+export function nextTick(spec: ScheduleSpec, afterMs: number, anchorMs = 0): number | undefined {
+  if (!spec) return undefined;
+  if (spec.kind === 'rate') {
+    if (afterMs < anchorMs) return anchorMs;
+    return anchorMs + (Math.floor((afterMs - anchorMs) / spec.everyMs) + 1) * spec.everyMs;
+  }
+  return cronFor(spec.expr, spec.timezone).nextRun(new Date(afterMs))?.getTime() ?? undefined;
+}
+
+/**
+ * The last tick at or before `atOrBeforeMs` (undefined before a rate's anchor).
+ *
+ * @example
+ * prevTick({ kind: 'cron', expr: '0 * * * *', timezone: 'UTC' }, Date.parse('2026-01-01T10:30:00Z')); // 10:00Z
+ */
+export function prevTick(spec: ScheduleSpec, atOrBeforeMs: number, anchorMs = 0): number | undefined {
+  if (!spec) return undefined;
+  if (spec.kind === 'rate') {
+    if (atOrBeforeMs < anchorMs) return undefined;
+    return anchorMs + Math.floor((atOrBeforeMs - anchorMs) / spec.everyMs) * spec.everyMs;
+  }
+  // croner counts a run earlier in the same second as the reference, so +1 ms makes the
+  // reference itself inclusive.
+  const prev = cronFor(spec.expr, spec.timezone).previousRuns(1, new Date(atOrBeforeMs + 1))[0];
+  return prev ? prev.getTime() : undefined;
+}
+
+/**
+ * The data interval of the run at `tickMs`: (previous tick, tick]. A manual DAG's run
+ * has an empty interval at its logical date, as in Airflow.
+ *
+ * @example
+ * dataInterval({ kind: 'rate', everyMs: 3_600_000 }, 7_200_000); // { start: 3_600_000, end: 7_200_000 }
+ */
+export function dataInterval(spec: ScheduleSpec, tickMs: number): { start: number; end: number } {
+  if (!spec) return { start: tickMs, end: tickMs };
+  if (spec.kind === 'rate') return { start: tickMs - spec.everyMs, end: tickMs };
+  return { start: prevTick(spec, tickMs - 1) ?? tickMs, end: tickMs };
+}
+
+/**
+ * Ticks in `(fromExclusive, toInclusive]`, oldest first, at most `limit`.
+ *
+ * @example
+ * ticksBetween({ kind: 'rate', everyMs: 10 }, 0, 35, 100); // [10, 20, 30]
+ */
+export function ticksBetween(
+  spec: ScheduleSpec,
+  fromExclusive: number,
+  toInclusive: number,
+  limit: number,
+  anchorMs = 0,
+): number[] {
+  const out: number[] = [];
+  let t = nextTick(spec, fromExclusive, anchorMs);
+  while (t !== undefined && t <= toInclusive && out.length < limit) {
+    out.push(t);
+    t = nextTick(spec, t, anchorMs);
+  }
+  return out;
+}
+
+/** What {@link dueTicks} needs of a DAG. */
+export interface DueTicksDag {
+  schedule: ScheduleSpec;
+  startDate?: string;
+  endDate?: string;
+  catchup: boolean;
+}
+
+/**
+ * The scheduled runs to create now, and the next tick to wake up for.
+ *
+ * - `nextTickAt` (from the DAG record) is the oldest tick with no run yet; without it the
+ *   DAG has no history: ticks count from startDate (inclusive), or from now when there is
+ *   no startDate.
+ * - catchup: every tick from there up to `now`, at most `limit` (default 1000); when the
+ *   limit cuts the list, `nextTickAt` is the tick after the last one returned (<= now), so
+ *   the caller calls again.
+ * - no catchup: only the latest tick <= now (Airflow 3 creates the most recent run only).
+ * - Never before startDate, never after endDate (`nextTickAt` is undefined past it).
+ *
+ * @example
+ * const { ticks, nextTickAt } = dueTicks(
+ *   { schedule: { kind: 'cron', expr: '0 2 * * *', timezone: 'UTC' }, startDate: '2026-01-01T00:00:00Z', catchup: true },
+ *   { now: Date.parse('2026-01-03T12:00:00Z') },
+ * ); // ticks: Jan 1 02:00Z and Jan 2 02:00Z... and Jan 3 02:00Z; nextTickAt: Jan 4 02:00Z
+ */
+export function dueTicks(
+  dag: DueTicksDag,
+  opts: { nextTickAt?: number; now: number; limit?: number },
+): { ticks: number[]; nextTickAt?: number } {
+  const spec = dag.schedule;
+  if (!spec) return { ticks: [] };
+  const start = dag.startDate === undefined ? undefined : Date.parse(dag.startDate);
+  const end = dag.endDate === undefined ? undefined : Date.parse(dag.endDate);
+  const anchor = start ?? 0;
+  const limit = opts.limit ?? 1000;
+  let from = opts.nextTickAt !== undefined ? opts.nextTickAt - 1 : start !== undefined ? start - 1 : opts.now;
+  if (start !== undefined) from = Math.max(from, start - 1);
+  const upper = end === undefined ? opts.now : Math.min(opts.now, end);
+
+  let ticks: number[] = [];
+  if (dag.catchup) {
+    ticks = ticksBetween(spec, from, upper, limit, anchor);
+  } else {
+    const latest = prevTick(spec, upper, anchor);
+    if (latest !== undefined && latest > from) ticks = [latest];
+  }
+  const cut = dag.catchup && ticks.length === limit;
+  const after = cut ? ticks[ticks.length - 1] : Math.max(from, opts.now, ticks[ticks.length - 1] ?? -Infinity);
+  const next = nextTick(spec, after, anchor);
+  const nextTickAt = next !== undefined && (end === undefined || next <= end) ? next : undefined;
+  return nextTickAt === undefined ? { ticks } : { ticks, nextTickAt };
+}
+
+/**
+ * The recurring EventBridge Scheduler expression for a schedule: `cron(m h dom mon dow *)`
+ * in AWS syntax (with its timezone) or `rate(...)`.
+ *
+ * Note: EventBridge runs a `rate` from the schedule's creation, not from startDate, and
+ * skips crons in a spring-forward gap; the engine recomputes the due tick with
+ * {@link dueTicks} when a schedule fires, so these differences do not change run dates.
+ *
+ * @example
+ * toEventBridgeExpression({ kind: 'cron', expr: '0 2 * * 1-5', timezone: 'Europe/Berlin' });
+ * // { expression: 'cron(0 2 ? * 2-6 *)', timezone: 'Europe/Berlin' }
+ * @throws InvalidInputError when the schedule cannot be expressed (see {@link cronToEventBridge}).
+ */
+export function toEventBridgeExpression(spec: Exclude<ScheduleSpec, null>): { expression: string; timezone?: string } {
+  if (spec.kind === 'rate') {
+    for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
+      if (spec.everyMs % size === 0) {
+        const n = spec.everyMs / size;
+        return { expression: `rate(${n} ${unit}${n === 1 ? '' : 's'})` };
+      }
+    }
+    throw new InvalidInputError(`rate of ${spec.everyMs} ms is not a whole number of minutes`);
+  }
+  return { expression: `cron(${cronToEventBridge(spec.expr)})`, timezone: spec.timezone };
+}
+
+/**
+ * Reads a date as the SDK accepts it and returns it as a UTC ISO string. A date without an
+ * offset (`'2026-01-01'`, `'2026-01-01T06:00'`) is wall-clock time in `timezone`, as in
+ * Airflow; one with `Z` or `+hh:mm` is taken as is.
+ *
+ * @example
+ * normalizeDate('2026-01-01', 'Europe/Berlin'); // '2025-12-31T23:00:00.000Z'
+ * @throws InvalidInputError when the text is not an ISO-8601 date.
+ */
+export function normalizeDate(value: string | Date, timezone: string): string {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new InvalidInputError('invalid date: Invalid Date');
+    return value.toISOString();
+  }
+  const m =
+    typeof value === 'string'
+      ? /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim())
+      : null;
+  if (!m) throw new InvalidInputError(`"${String(value)}" is not an ISO-8601 date (e.g. '2026-01-01' or '2026-01-01T00:00:00Z')`);
+  const [y, mo, d, h = '0', mi = '0', s = '0', frac = '0'] = m.slice(1, 8);
+  const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(frac.padEnd(3, '0'))] as const;
+  const check = new Date(Date.UTC(...fields));
+  if (check.getUTCMonth() !== fields[1] || check.getUTCDate() !== fields[2] || fields[3] > 23 || fields[4] > 59 || fields[5] > 59) {
+    throw new InvalidInputError(`"${value}" is not a valid date`);
+  }
+  const zone = m[8];
+  if (zone) {
+    const offsetMin = zone === 'Z' ? 0 : offsetMinutes(zone);
+    return new Date(check.getTime() - offsetMin * 60_000).toISOString();
+  }
+  assertTimezone(timezone);
+  return new Date(zonedWallToUtc(check.getTime(), timezone)).toISOString();
+}
+
+function offsetMinutes(zone: string): number {
+  const digits = zone.slice(1).replace(':', '');
+  const mins = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
+  return zone[0] === '-' ? -mins : mins;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Offset of `timezone` from UTC at instant `ms`, in ms (positive east of Greenwich). */
+export function tzOffsetMs(ms: number, timezone: string): number {
+  let f = formatters.get(timezone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timezone, f);
+  }
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * Converts wall-clock time (fields encoded as if UTC) in `timezone` to an instant. A time
+ * in a spring-forward gap moves later by the gap; a repeated time takes its first occurrence.
+ */
+function zonedWallToUtc(wallAsUtc: number, timezone: string): number {
+  const before = tzOffsetMs(wallAsUtc - 86_400_000, timezone);
+  const after = tzOffsetMs(wallAsUtc + 86_400_000, timezone);
+  // Try the larger offset first: for a repeated time it gives the earlier instant.
+  for (const off of before >= after ? [before, after] : [after, before]) {
+    const t = wallAsUtc - off;
+    if (tzOffsetMs(t, timezone) === off) return t;
+  }
+  return wallAsUtc - Math.min(before, after);
+}
+
+const DOW_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+
+function dowNumber(token: string, expr: string): number {
+  const i = DOW_NAMES.indexOf(token.toUpperCase());
+  const n = i >= 0 ? i : /^\d$/.test(token) ? Number(token) : NaN;
+  if (!(n >= 0 && n <= 7)) throw new InvalidInputError(`cron "${expr}": cannot read day of week "${token}"`);
+  return n % 7;
+}
+
+/** Unix day of week (0-7, SUN-SAT, ranges, lists, steps) as AWS 1-7 (SUN=1), compressed into ranges. */
+function dowToAws(field: string, expr: string): string {
+  const special = /^(\w+)(#\d|L)$/i.exec(field);
+  if (special) return `${dowNumber(special[1], expr) + 1}${special[2].toUpperCase()}`;
+  const days = new Set<number>();
+  for (const item of field.split(',')) {
+    const [range, stepText] = item.split('/');
+    const step = stepText === undefined ? 1 : Number(stepText);
+    const [a, b] = range === '*' ? ['0', '6'] : range.split('-');
+    const lo = dowNumber(a, expr);
+    const hi = b === undefined ? (stepText === undefined ? lo : 6) : b === '7' ? 7 : dowNumber(b, expr);
+    if (!(step >= 1) || hi < lo) throw new InvalidInputError(`cron "${expr}": cannot read day of week "${item}"`);
+    for (let d = lo; d <= hi; d += step) days.add(d % 7);
+  }
+  const sorted = [...days].sort((x, y) => x - y).map((d) => d + 1);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(j - i >= 2 ? `${sorted[i]}-${sorted[j]}` : sorted.slice(i, j + 1).join(','));
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/**
+ * Converts a 5-field Unix cron to the 6 fields of an EventBridge `cron(...)`: `?` in the
+ * unrestricted one of day-of-month/day-of-week, days of week 1-7 (SUN-SAT), a year `*`.
+ *
+ * @example
+ * cronToEventBridge('*\/15 9-17 * * MON-FRI'); // '0/15 9-17 ? * 2-6 *'
+ * @throws InvalidInputError when both day fields are restricted: Unix cron fires on either,
+ *   and EventBridge cannot express that.
+ */
+export function cronToEventBridge(expr: string): string {
+  const f = expr.trim().split(/\s+/);
+  if (f.length !== 5) throw new InvalidInputError(`cron "${expr}": expected 5 fields`);
+  // EventBridge documents `0/n` for increments; a leading `*` is not portable.
+  const steps = (x: string, first: string) => x.replace(/^\*\//, `${first}/`);
+  const [min, hour, dom, mon, dow] = [steps(f[0], '0'), steps(f[1], '0'), steps(f[2], '1'), steps(f[3], '1'), f[4]];
+  const domAll = dom === '*' || dom === '?';
+  const dowAll = dow === '*' || dow === '?';
+  if (!domAll && !dowAll) {
+    throw new InvalidInputError(
+      `cron "${expr}" restricts both day-of-month and day-of-week (fires on either); EventBridge cannot express that`,
+    );
+  }
+  return [min, hour, dowAll ? dom.replace('?', '*') : '?', mon, dowAll ? '?' : dowToAws(dow, expr), '*'].join(' ');
+}

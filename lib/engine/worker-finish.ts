@@ -1,0 +1,96 @@
+/**
+ * Ending a try: success (with XCom), skip, failure with retry or not, deferral.
+ * Every write is conditional on the try and the claim token, so a worker whose lease
+ * expired (and whose try reconcile has already failed or retried) changes nothing.
+ */
+import type { DeferRequest } from './context.js';
+import type { RunCtx } from './dag-index.js';
+import { OversizedValueError } from './errors.js';
+import { afterTerminal, keyOf, slotFor, wakeReady } from './follow.js';
+import type { TaskInstance, TaskSpec } from './model.js';
+import type { Ports, TaskExpect } from './ports.js';
+import { canRetry, retryDelayMs } from './retry.js';
+import type { TaskState } from './states.js';
+import { deferTask } from './waiting.js';
+
+export type Outcome =
+  | { kind: 'success'; value: unknown; chosen?: string[] }
+  | { kind: 'skipped'; reason?: string }
+  | { kind: 'deferred'; request: DeferRequest }
+  | { kind: 'failed'; error: string; noRetry?: boolean };
+
+const LEAVES_ACTIVE: ReadonlySet<TaskState> = new Set(['queued', 'running']);
+
+/**
+ * Fails a try: `up_for_retry` (with the retry armed on the timer) while retries remain,
+ * else `failed` and the downstream cascade.
+ */
+export async function failTry(
+  p: Ports,
+  rc: RunCtx,
+  t: TaskSpec,
+  ti: TaskInstance,
+  error: string,
+  expect: TaskExpect,
+  noRetry: boolean,
+): Promise<boolean> {
+  const now = p.clock.now();
+  const from = (Array.isArray(expect.state) ? expect.state[0] : expect.state) as TaskState;
+  const slot = LEAVES_ACTIVE.has(from) ? slotFor(rc, -1) : undefined;
+  const tries = ti.tryNumber - (ti.tryBase ?? 0);
+  if (!noRetry && canRetry(t, tries)) {
+    const at = now + retryDelayMs(t, tries, `${ti.dagId}#${ti.taskId}#${rc.run.logicalDate}`);
+    const r = await p.store.updateTask(ti, expect, {
+      state: 'up_for_retry', error, endedAt: now, dueAt: at, leaseUntil: null,
+    }, slot);
+    if (!r.ok) return lost(p);
+    p.metrics.count('TaskRetried');
+    p.log.warn('task up for retry', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error, retryAt: new Date(at).toISOString() });
+    await p.timer.schedule(`retry-${ti.dagId}-${ti.runId}-${ti.taskId}-${ti.tryNumber}`, at, {
+      kind: 'fire', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber, reason: 'retry',
+    });
+    if (slot) await wakeReady(p, rc);
+    return true;
+  }
+  const r = await p.store.updateTask(ti, expect, { state: 'failed', error, endedAt: now, dueAt: null, leaseUntil: null }, slot);
+  if (!r.ok) return lost(p);
+  p.log.error('task failed', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error });
+  await afterTerminal(p, rc, ti.taskId, 'failed');
+  if (slot) await wakeReady(p, rc);
+  return true;
+}
+
+function lost(p: Ports): false {
+  p.metrics.count('LostRaces');
+  return false;
+}
+
+/** Writes the outcome of a try that this worker holds (state `running`, its token). */
+export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, outcome: Outcome): Promise<boolean> {
+  const expect: TaskExpect = { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner };
+  const now = p.clock.now();
+  if (outcome.kind === 'failed') return failTry(p, rc, t, ti, outcome.error, expect, outcome.noRetry ?? false);
+  if (outcome.kind === 'deferred') {
+    try {
+      const ok = await deferTask(p, rc, t, ti, outcome.request);
+      if (ok && slotFor(rc, -1)) await wakeReady(p, rc);
+      return ok || lost(p);
+    } catch (err) {
+      return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, expect, true);
+    }
+  }
+  if (outcome.kind === 'success' && outcome.value !== undefined) {
+    try {
+      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value);
+    } catch (err) {
+      const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
+      return failTry(p, rc, t, ti, msg, expect, err instanceof OversizedValueError);
+    }
+  }
+  const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
+  const r = await p.store.updateTask(ti, expect, { state, endedAt: now, dueAt: null, leaseUntil: null, error: null }, slotFor(rc, -1));
+  if (!r.ok) return lost(p);
+  await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
+  if (slotFor(rc, -1)) await wakeReady(p, rc);
+  return true;
+}

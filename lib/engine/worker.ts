@@ -1,0 +1,162 @@
+/**
+ * The worker: claims a queued try with one conditional write, runs the task body with
+ * its context and execution timeout, and writes the outcome (see worker-finish.ts).
+ * A duplicate delivery loses the claim and is dropped.
+ */
+import {
+  isDeferRequest,
+  isSkipRequest,
+  type DeferOptions,
+  type DeferRequest,
+  type ResumeInput,
+  type SkipRequest,
+  type TaskContext,
+} from './context.js';
+import { loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
+import { AirlessError, TaskTimeoutError } from './errors.js';
+import { keyOf } from './follow.js';
+import type { TaskInstance, TaskSpec } from './model.js';
+import type { LoadedBundle, Ports, TaskMessage } from './ports.js';
+import { renderTemplate } from './template.js';
+import { newToken, varsFor } from './waiting.js';
+import { finishTask, type Outcome } from './worker-finish.js';
+import { pokeOnce } from './poke.js';
+import { formatDuration } from './duration.js';
+
+export type TaskResult = 'done' | 'lost' | 'dropped';
+
+/**
+ * Handles one task message end to end.
+ *
+ * @example
+ * await handleTask(ports, { kind: 'task', dagId: 'etl', runId: 'manual__...', taskId: 'extract', tryNumber: 1 });
+ */
+export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult> {
+  const rc = await loadRunCtx(p, msg.dagId, msg.runId);
+  if (!rc) {
+    p.log.warn('message for an unknown run dropped', { ...msg });
+    return 'dropped';
+  }
+  const t = taskSpec(rc.spec, msg.taskId);
+  const now = p.clock.now();
+  const lease = (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
+  const owner = newToken(p);
+  const claim = await p.store.updateTask(
+    msg,
+    { state: 'queued', tryNumber: msg.tryNumber },
+    { state: 'running', owner, startedAt: now, leaseUntil: now + lease, dueAt: now + lease },
+  );
+  if (!claim.ok) {
+    p.metrics.count('LostRaces');
+    return 'lost';
+  }
+  const ti = claim.item;
+  if (ti.queuedAt !== undefined) p.metrics.timing('SchedulingLagMs', now - ti.queuedAt);
+  const outcome = await runTry(p, rc, t, ti);
+  await finishTask(p, rc, t, ti, outcome);
+  return 'done';
+}
+
+async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<Outcome> {
+  let bundle: LoadedBundle;
+  try {
+    bundle = await p.bundles.load(rc.run.bundleVersion);
+  } catch (err) {
+    return { kind: 'failed', error: `bundle ${rc.run.bundleVersion} cannot be loaded: ${(err as Error).message}` };
+  }
+  const method = ti.nextMethod ?? 'execute';
+  if (t.kind === 'sensor' && (method === 'execute' || method === '__poke')) {
+    return pokeOnce(p, rc, t, ti, bundle);
+  }
+  const fn = bundle.taskMethod(rc.run.dagId, t.taskId, method);
+  if (!fn) return { kind: 'failed', error: `task ${t.taskId} has no method ${method} in bundle ${rc.run.bundleVersion}`, noRetry: true };
+  const arg: ResumeInput | undefined = ti.nextMethod
+    ? {
+        kwargs: ti.nextKwargs ?? {},
+        event: {
+          payload: ti.triggerEvent?.payload,
+          firedAt: new Date(ti.triggerEvent?.firedAt ?? p.clock.now()).toISOString(),
+          key: ti.triggerEvent?.key,
+          reason: 'trigger',
+        },
+      }
+    : undefined;
+  return runBody(p, rc, t, ti, (ctx) => fn(ctx, arg));
+}
+
+/** Runs a body under the execution timeout and maps what it returns or throws to an outcome. */
+export async function runBody(
+  p: Ports,
+  rc: RunCtx,
+  t: TaskSpec,
+  ti: TaskInstance,
+  body: (ctx: TaskContext) => unknown,
+): Promise<Outcome> {
+  const abort = new AbortController();
+  const stopTimer = new AbortController();
+  const ctx = buildContext(p, rc, ti, abort.signal);
+  const run = Promise.resolve().then(() => body(ctx));
+  const timeoutMs = t.executionTimeoutMs;
+  const timeout =
+    timeoutMs === undefined
+      ? undefined
+      : p.clock.sleep(timeoutMs, stopTimer.signal).then(() => {
+          if (stopTimer.signal.aborted) return undefined;
+          abort.abort();
+          throw new TaskTimeoutError(`execution timeout: the try ran longer than ${formatDuration(timeoutMs)}`);
+        });
+  try {
+    const value = await (timeout ? Promise.race([run, timeout]) : run);
+    return toOutcome(t, value);
+  } catch (err) {
+    if (isSkipRequest(err)) return { kind: 'skipped', reason: err.reason };
+    const e = err as Error;
+    return { kind: 'failed', error: e instanceof AirlessError ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(err)}` };
+  } finally {
+    stopTimer.abort();
+  }
+}
+
+function toOutcome(t: TaskSpec, value: unknown): Outcome {
+  if (isDeferRequest(value)) return { kind: 'deferred', request: value };
+  if (isSkipRequest(value)) return { kind: 'skipped', reason: value.reason };
+  if (t.kind === 'branch') {
+    const chosen = value === undefined || value === null ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
+    const unknown = chosen.filter((c) => !t.downstream.includes(c));
+    if (unknown.length > 0) {
+      return { kind: 'failed', error: `branch ${t.taskId} chose ${unknown.join(', ')}, which is not a direct downstream (${t.downstream.join(', ')})`, noRetry: true };
+    }
+    return { kind: 'success', value: chosen, chosen };
+  }
+  return { kind: 'success', value };
+}
+
+/** The `ctx` a task body receives. */
+export function buildContext(p: Ports, rc: RunCtx, ti: TaskInstance, signal: AbortSignal): TaskContext {
+  const vars = varsFor(rc, ti.taskId);
+  const fields = { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber };
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    ...fields,
+    logicalDate: iso(rc.run.logicalDate),
+    dataIntervalStart: iso(rc.run.dataIntervalStart),
+    dataIntervalEnd: iso(rc.run.dataIntervalEnd),
+    ds: iso(rc.run.logicalDate).slice(0, 10),
+    params: { ...rc.spec.params, ...rc.run.conf },
+    conf: rc.run.conf,
+    xcom: {
+      pull: async <T>(taskId: string, key = 'return_value') =>
+        (await p.store.getXcom({ ...keyOf(rc, taskId), key })) as T,
+      push: async (key: string, value: unknown) => p.store.putXcom({ ...keyOf(rc, ti.taskId), key }, value),
+    },
+    log: {
+      info: (msg, f) => p.log.info(msg, { ...fields, ...f }),
+      warn: (msg, f) => p.log.warn(msg, { ...fields, ...f }),
+      error: (msg, f) => p.log.error(msg, { ...fields, ...f }),
+    },
+    render: (template: string) => renderTemplate(template, vars),
+    defer: (opts: DeferOptions): DeferRequest => ({ ...opts, __airless: 'defer' }),
+    skip: (reason?: string): SkipRequest => ({ __airless: 'skip', reason }),
+    signal,
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * The embedded runtime: the whole of Airless in one process. The engine runs unchanged
+ * on in-process ports (or a DynamoDB store): a pump receives from the memory queue and
+ * runs up to `concurrency` messages at once, a reconcile pass and a poke cycle run on
+ * the runtime's clock, and timers are delivered when due. On a virtual clock
+ * (`--time-warp`) time jumps to the next timer whenever nothing is runnable, so retry
+ * delays, deferrals, sensor intervals and schedules cost no wall time.
+ */
+import { MemoryMetrics, MemoryLog, observeStore, type StateEvent } from '../lib/adapters/memory/observe.js';
+import { MemoryQueue } from '../lib/adapters/memory/queue.js';
+import { MemoryStore } from '../lib/adapters/memory/store.js';
+import { MemoryTimer } from '../lib/adapters/memory/timer.js';
+import { SystemClock, VirtualClock } from '../lib/adapters/memory/clock.js';
+import { handleMessage } from '../lib/engine/dispatch.js';
+import { MalformedMessageError } from '../lib/engine/errors.js';
+import type { DagRun } from '../lib/engine/model.js';
+import { pokeShard } from '../lib/engine/poke.js';
+import {
+  DEFAULT_CONFIG,
+  type BundleSource,
+  type Clock,
+  type Delivery,
+  type EngineConfig,
+  type Log,
+  type Ports,
+  type SensorPoke,
+  type Store,
+} from '../lib/engine/ports.js';
+import { reconcile } from '../lib/engine/reconcile.js';
+import { registerManifest, triggerRun, type TriggerOptions } from '../lib/engine/runs.js';
+import { isRunTerminal } from '../lib/engine/states.js';
+
+export interface RuntimeOptions {
+  bundles: BundleSource;
+  store?: Store;
+  /** A VirtualClock for time warp; the system clock by default. */
+  clock?: Clock;
+  /** Messages handled at once (tasks run concurrently). Default 8. */
+  concurrency?: number;
+  config?: Partial<EngineConfig>;
+  sensors?: Record<string, SensorPoke>;
+  log?: Log;
+  onEvent?: (e: StateEvent) => void;
+  /** Period of the reconcile pass and of the poke cycle, on the runtime's clock. Default 60 s. */
+  tickMs?: number;
+  /** Create runs from schedules (dev) or not (a single `airless run`). Default true. */
+  schedules?: boolean;
+  workerId?: string;
+}
+
+export type RunOutcome = 'done' | 'stalled' | 'stopped';
+
+export class EmbeddedRuntime {
+  readonly ports: Ports;
+  readonly queue: MemoryQueue;
+  readonly timer: MemoryTimer;
+  readonly metrics = new MemoryMetrics();
+  readonly clock: Clock;
+  private inflight = new Set<Promise<void>>();
+  private concurrency: number;
+  private tickMs: number;
+  private nextTickAt: number;
+  private stopped = false;
+  private wake?: () => void;
+  private schedules: boolean;
+
+  constructor(opts: RuntimeOptions) {
+    this.clock = opts.clock ?? new SystemClock();
+    this.queue = new MemoryQueue(this.clock, { maxReceiveCount: 5 });
+    this.queue.onSend = () => this.wake?.();
+    this.timer = new MemoryTimer(this.clock, this.queue);
+    const base = opts.store ?? new MemoryStore();
+    this.concurrency = opts.concurrency ?? 8;
+    this.tickMs = opts.tickMs ?? 60_000;
+    this.nextTickAt = this.clock.now();
+    this.schedules = opts.schedules ?? true;
+    this.ports = {
+      store: opts.onEvent ? observeStore(base, opts.onEvent) : base,
+      queue: this.queue,
+      timer: this.timer,
+      clock: this.clock,
+      bundles: opts.bundles,
+      metrics: this.metrics,
+      log: opts.log ?? new MemoryLog(),
+      config: { ...DEFAULT_CONFIG, ...opts.config },
+      sensors: opts.sensors,
+      workerId: opts.workerId ?? 'local',
+    };
+  }
+
+  get virtual(): boolean {
+    return this.clock instanceof VirtualClock;
+  }
+
+  async register(version: string) {
+    return registerManifest(this.ports, version, await this.ports.bundles.manifest(version));
+  }
+
+  trigger(dagId: string, opts?: TriggerOptions): Promise<DagRun> {
+    return triggerRun(this.ports, dagId, opts);
+  }
+
+  /** Runs until the run is finished. */
+  async runToCompletion(dagId: string, runId: string, opts: { maxVirtualMs?: number } = {}): Promise<RunOutcome> {
+    return this.runUntil(async () => {
+      const run = await this.ports.store.getRun(dagId, runId);
+      return run !== undefined && isRunTerminal(run.state);
+    }, opts);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  /** Pumps until `done()` holds (checked whenever nothing is runnable), `stop()`, or a stall. */
+  async runUntil(done: () => Promise<boolean>, opts: { maxVirtualMs?: number } = {}): Promise<RunOutcome> {
+    const horizon = this.clock.now() + (opts.maxVirtualMs ?? 400 * 86_400_000);
+    let spins = 0;
+    while (!this.stopped) {
+      if (await this.pump()) { spins = 0; continue; }
+      if (this.inflight.size > 0) {
+        const progressed = await this.waitForProgress();
+        // On a virtual clock, tasks that wait on the clock (execution timeouts) can only
+        // move when time does: after a few idle turns, jump to the next sleeper.
+        if (!progressed && this.clock instanceof VirtualClock && ++spins > 20) {
+          const next = this.clock.nextWakeAt();
+          if (next !== undefined) this.clock.advanceTo(next);
+          spins = 0;
+        }
+        continue;
+      }
+      if (await done()) return 'done';
+      const now = this.clock.now();
+      if (now >= this.nextTickAt) {
+        this.nextTickAt = now + this.tickMs;
+        await this.tick();
+        continue;
+      }
+      const next = this.nextEventAt();
+      if (this.clock instanceof VirtualClock) {
+        if (next > horizon) return 'stalled';
+        this.clock.advanceTo(next);
+      } else {
+        await this.sleepUntil(next);
+      }
+    }
+    return 'stopped';
+  }
+
+  /** One reconcile pass and one poke cycle over every shard. */
+  async tick(): Promise<void> {
+    const report = await reconcile(this.ports, { schedules: this.schedules });
+    for (const [dagId, at] of Object.entries(report.nextTicks)) {
+      await this.timer.schedule(`tick-${dagId}-${at}`, at, { kind: 'schedule', dagId, tickAt: at });
+    }
+    const cycle = Math.floor(this.clock.now() / this.tickMs);
+    const shards = this.ports.config.shards;
+    for (let s = 0; s < shards; s++) await pokeShard(this.ports, s, { shards, cycle });
+  }
+
+  private nextEventAt(): number {
+    const candidates = [this.queue.nextVisibleAt(), this.timer.nextAt(), this.nextTickAt];
+    if (this.clock instanceof VirtualClock) candidates.push(this.clock.nextWakeAt());
+    return Math.min(...candidates.filter((x): x is number => x !== undefined));
+  }
+
+  private async pump(): Promise<boolean> {
+    const delivered = await this.timer.deliverDue();
+    const free = this.concurrency - this.inflight.size;
+    if (free <= 0) return false;
+    const deliveries = await this.queue.receive(free, 15 * 60_000);
+    for (const d of deliveries) {
+      const job = this.handle(d).finally(() => this.inflight.delete(job));
+      this.inflight.add(job);
+    }
+    return deliveries.length > 0 || delivered > 0;
+  }
+
+  private async handle(d: Delivery): Promise<void> {
+    try {
+      await handleMessage(this.ports, d.message);
+      await this.queue.ack(d);
+    } catch (err) {
+      if (err instanceof MalformedMessageError) {
+        this.ports.log.error('malformed message', { error: err.message });
+        await this.queue.release(d, 0);
+        return;
+      }
+      this.ports.log.error('message failed; it will be retried', { error: String((err as Error)?.stack ?? err) });
+      await this.queue.release(d, 1_000);
+    }
+  }
+
+  private async waitForProgress(): Promise<boolean> {
+    let progressed = false;
+    const any = Promise.race([...this.inflight]).then(() => { progressed = true; });
+    if (this.virtual) {
+      await Promise.race([any, new Promise<void>((r) => setImmediate(r))]);
+    } else {
+      // Real time: wake for a finished task, a new message, or a due timer.
+      let t: NodeJS.Timeout | undefined;
+      await Promise.race([any, new Promise<void>((r) => { t = setTimeout(r, 50); this.wake = r; })]);
+      clearTimeout(t);
+      this.wake = undefined;
+    }
+    return progressed;
+  }
+
+  private async sleepUntil(at: number): Promise<void> {
+    const ms = Math.max(0, Math.min(at - this.clock.now(), 1_000));
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wake = () => { clearTimeout(t); resolve(); };
+    });
+    this.wake = undefined;
+  }
+}

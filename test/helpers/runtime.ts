@@ -1,0 +1,30 @@
+/** Test helpers: an embedded runtime on a virtual clock over inline DAG definitions. */
+import { VirtualClock } from '../../lib/adapters/memory/clock.js';
+import type { TaskInstance } from '../../lib/engine/model.js';
+import type { DagDefinition, SensorDefinition } from '../../lib/sdk/types.js';
+import { InlineBundleSource } from '../../local/inline-bundles.js';
+import { EmbeddedRuntime, type RuntimeOptions } from '../../local/runtime.js';
+
+export const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+export async function makeRuntime(
+  dags: DagDefinition[],
+  opts: Partial<RuntimeOptions> & { sensors?: RuntimeOptions['sensors']; sensorDefs?: SensorDefinition<any>[]; start?: number } = {},
+) {
+  const clock = new VirtualClock(opts.start ?? T0);
+  const bundles = new InlineBundleSource(dags, opts.sensorDefs ?? []);
+  const rt = new EmbeddedRuntime({ schedules: false, ...opts, bundles, clock });
+  await rt.register(bundles.version);
+  return { rt, clock, bundles };
+}
+
+/** Triggers one run and runs it to completion; returns the run and its tasks by id. */
+export async function runOnce(rt: EmbeddedRuntime, dagId: string, opts: Parameters<EmbeddedRuntime['trigger']>[1] = {}) {
+  const run = await rt.trigger(dagId, opts);
+  const outcome = await rt.runToCompletion(dagId, run.runId);
+  const final = (await rt.ports.store.getRun(dagId, run.runId))!;
+  const tasks = await rt.ports.store.listTasks(dagId, run.runId);
+  const byId: Record<string, TaskInstance> = Object.fromEntries(tasks.map((t) => [t.taskId, t]));
+  const states: Record<string, string> = Object.fromEntries(tasks.map((t) => [t.taskId, t.state]));
+  return { outcome, run: final, tasks: byId, states };
+}
