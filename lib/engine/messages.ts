@@ -80,6 +80,7 @@ export function encodeQueueMessage(m: QueueMessage): string {
         tryNumber: v.tryNumber,
         reason: v.reason,
       };
+      if (v.token !== undefined) out.token = v.token;
       if (v.payload !== undefined) out.payload = v.payload;
       return JSON.stringify(out);
     }
@@ -100,7 +101,7 @@ function validateTask(o: Fields): TaskMessage {
 }
 
 function validateFire(o: Fields): FireMessage {
-  onlyFields(o, 'fire', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'reason', 'payload']);
+  onlyFields(o, 'fire', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'reason', 'token', 'payload']);
   if (!FIRE_REASONS.includes(o.reason as FireMessage['reason'])) {
     throw new MalformedMessageError(
       `fire message field "reason" must be one of ${FIRE_REASONS.join(', ')}, got ${describe(o.reason)}`,
@@ -114,6 +115,12 @@ function validateFire(o: Fields): FireMessage {
     tryNumber: nonNegativeInt(o, 'fire', 'tryNumber'),
     reason: o.reason as FireMessage['reason'],
   };
+  if (o.token !== undefined) {
+    if (typeof o.token !== 'string' || o.token.length === 0 || o.token.length > 200) {
+      throw new MalformedMessageError(`fire message field "token" must be a string of 1 to 200 characters, got ${describe(o.token)}`);
+    }
+    m.token = o.token;
+  }
   if (o.payload !== undefined) m.payload = o.payload;
   return m;
 }
