@@ -1,0 +1,154 @@
+/**
+ * `airless build`: bundles a folder of DAG files with esbuild into one ES module
+ * (`bundle.mjs`) and writes `manifest.json`, the serialized DAGs schedulers read.
+ */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { InvalidDagError } from '../engine/errors.js';
+import type { DagSpec, Manifest } from '../engine/model.js';
+import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../engine/validate.js';
+import { collectDefinitions, importBundle, sha256Hex } from './collect.js';
+
+/** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */
+export const SDK_ENTRY = fileURLToPath(new URL('../sdk/index.ts', import.meta.url));
+
+const DAG_FILE = /\.(ts|mts|js|mjs)$/;
+const NOT_DAG_FILE = /\.d\.(ts|mts)$|\.(test|spec)\.(ts|mts|js|mjs)$/;
+
+export interface BuildOptions {
+  /** Folder of DAG files. */
+  dir: string;
+  /** Where bundle.mjs and manifest.json are written (created if missing). */
+  outDir: string;
+  /** Inline source map, so task stack traces name DAG files (default true). */
+  sourcemap?: boolean;
+  /** Build time written to the manifest (default now). */
+  now?: Date;
+}
+
+export interface BuildResult {
+  manifest: Manifest;
+  bundlePath: string;
+  manifestPath: string;
+}
+
+/**
+ * DAG files under `dir`, relative with `/` separators, sorted: `*.ts *.mts *.js *.mjs` in
+ * `dir` and its subfolders, skipping `node_modules`, hidden entries, and files and folders
+ * whose name starts with `_` (helpers imported by DAG files), and the `exclude` paths (the
+ * build output, when it lies inside the DAG folder).
+ *
+ * @example
+ * await findDagFiles('dags'); // ['etl.ts', 'team/report.mjs']
+ */
+export async function findDagFiles(dir: string, opts: { exclude?: readonly string[] } = {}): Promise<string[]> {
+  const out: string[] = [];
+  const exclude = new Set((opts.exclude ?? []).map((p) => path.resolve(p)));
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await readdir(path.join(dir, rel), { withFileTypes: true });
+    for (const e of entries) {
+      if (e.name.startsWith('_') || e.name.startsWith('.') || e.name === 'node_modules') continue;
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (exclude.has(path.resolve(dir, child))) continue;
+      if (e.isDirectory()) await walk(child);
+      else if (e.isFile() && DAG_FILE.test(e.name) && !NOT_DAG_FILE.test(e.name)) out.push(child);
+    }
+  };
+  await walk('');
+  return out.sort();
+}
+
+/** Generated entry: each file behind a lazy import, so an error is traced to its file. */
+function entrySource(files: readonly string[]): string {
+  const lines = files.map((f) => `  { file: ${JSON.stringify(f)}, load: () => import(${JSON.stringify(`./${f}`)}) },`);
+  return `export const files = [\n${lines.join('\n')}\n];\n`;
+}
+
+const airlessPlugin: esbuild.Plugin = {
+  name: 'airless-sdk',
+  setup(b) {
+    b.onResolve({ filter: /^airless$/ }, () => ({ path: SDK_ENTRY }));
+  },
+};
+
+/**
+ * Bundles, loads, validates and writes `bundle.mjs` and `manifest.json` to `outDir`.
+ *
+ * @example
+ * const { manifest } = await buildBundle({ dir: 'examples/dags', outDir: 'dist/bundle' });
+ * @throws InvalidDagError naming the file (and DAG and task) for a syntax error, an error
+ *   while a file is evaluated, or an invalid DAG.
+ */
+export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
+  const dir = path.resolve(opts.dir);
+  const outDir = path.resolve(opts.outDir);
+  let files: string[];
+  try {
+    files = await findDagFiles(dir, { exclude: [outDir] });
+  } catch (cause) {
+    throw new InvalidDagError(`cannot read DAG folder ${dir}: ${(cause as Error).message}`, { cause });
+  }
+  if (files.length === 0) throw new InvalidDagError(`no DAG files (*.ts, *.mts, *.js, *.mjs) found in ${dir}`);
+
+  const bundlePath = path.join(outDir, 'bundle.mjs');
+  const code = await bundleCode(dir, files, opts.sourcemap ?? true);
+  await mkdir(outDir, { recursive: true });
+  await writeFile(bundlePath, code);
+  const sha = sha256Hex(code);
+
+  const collected = await collectDefinitions(await importBundle(bundlePath, sha));
+  const sensorTypes = [...collected.sensors.keys()].sort();
+  const known = [...BUILTIN_SENSOR_TYPES, ...sensorTypes];
+  const dags: DagSpec[] = [];
+  for (const [, { def, file }] of [...collected.dags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const spec: DagSpec = structuredClone({ ...def.spec, file });
+    validateDagSpec(spec, { knownSensorTypes: known });
+    dags.push(spec);
+  }
+  const manifest: Manifest = {
+    formatVersion: 1,
+    bundleSha256: sha,
+    builtAt: (opts.now ?? new Date()).toISOString(),
+    dags,
+    sensorTypes,
+  };
+  const manifestPath = path.join(outDir, 'manifest.json');
+  await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  return { manifest, bundlePath, manifestPath };
+}
+
+async function bundleCode(dir: string, files: readonly string[], sourcemap: boolean): Promise<Uint8Array> {
+  try {
+    const result = await esbuild.build({
+      stdin: { contents: entrySource(files), resolveDir: dir, sourcefile: '<airless-entry>', loader: 'js' },
+      absWorkingDir: dir,
+      bundle: true,
+      write: false,
+      // A virtual output path inside the DAG folder: source-map paths then depend only on
+      // the sources, so the same code gives the same bytes (and version) wherever it is built.
+      outfile: path.join(dir, 'bundle.mjs'),
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      keepNames: true,
+      sourcemap: sourcemap ? 'inline' : false,
+      sourcesContent: false,
+      logLevel: 'silent',
+      plugins: [airlessPlugin],
+      // Bundled CommonJS packages call require() for built-ins; ESM has none.
+      banner: { js: "import { createRequire as __airlessCreateRequire } from 'node:module';\nconst require = __airlessCreateRequire(import.meta.url);" },
+    });
+    return result.outputFiles[0].contents;
+  } catch (e) {
+    const errors = (e as { errors?: esbuild.Message[] }).errors;
+    if (!errors?.length) throw new InvalidDagError(`bundling failed: ${(e as Error).message}`, { cause: e });
+    const first = errors[0];
+    const loc = first.location;
+    const file = loc?.file ? path.relative(dir, path.resolve(dir, loc.file)).split(path.sep).join('/') : undefined;
+    const where = loc ? ` (line ${loc.line}, column ${loc.column + 1}: ${loc.lineText.trim()})` : '';
+    const more = errors.length > 1 ? ` [and ${errors.length - 1} more error(s)]` : '';
+    throw new InvalidDagError(`${first.text}${where}${more}`, { file, cause: e });
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * `dag()`: runs the author's build callback, records tasks and edges, and returns a
+ * validated {@link DagDefinition}. Everything here is synchronous and deterministic, so
+ * building the same file twice gives the same spec.
+ */
+import { InvalidDagError, InvalidInputError } from '../engine/errors.js';
+import type { DagSpec, RetryPolicy, SensorSpec, TaskKind, TaskSpec } from '../engine/model.js';
+import { parseDuration } from '../engine/duration.js';
+import { normalizeDate, parseSchedule } from '../engine/timetable.js';
+import { validateDagSpec } from '../engine/validate.js';
+import { dagWidth } from './width.js';
+import type {
+  BranchFn,
+  DagBuilder,
+  DagDefinition,
+  DagOptions,
+  DeferrableTask,
+  Duration,
+  Linkable,
+  Params,
+  SensorDeclaration,
+  SensorDefinition,
+  SensorOptions,
+  TaskFn,
+  TaskGroup,
+  TaskHandle,
+  TaskMethodFn,
+  TaskOptions,
+} from './types.js';
+
+const DEFAULT_RETRY_DELAY_MS = 300_000;
+/** Airflow caps an exponentially backed-off retry delay at 24h when no cap is set. */
+const BACKOFF_CAP_MS = 86_400_000;
+const SENSOR_DEFAULTS = { mode: 'batched', pokeIntervalMs: 60_000, timeoutMs: 7 * 86_400_000 } as const;
+
+interface Draft {
+  spec: Omit<TaskSpec, 'upstream' | 'downstream'>;
+  methods: Record<string, TaskMethodFn>;
+}
+
+/** Internal state of one `dag()` call, shared by its handles. */
+class DagDraft {
+  readonly tasks = new Map<string, Draft>();
+  readonly edges = new Map<string, Set<string>>();
+  readonly sensors = new Set<SensorDefinition<any>>();
+  open = true;
+  constructor(readonly dagId: string, readonly defaults: TaskOptions) {}
+
+  fail(message: string, taskId?: string, cause?: unknown): never {
+    throw new InvalidDagError(message, { dagId: this.dagId, taskId, cause });
+  }
+
+  duration(value: Duration | undefined, name: string, taskId?: string): number | undefined {
+    if (value === undefined) return undefined;
+    try {
+      return parseDuration(value);
+    } catch (e) {
+      return this.fail(`invalid ${name}: ${(e as Error).message}`, taskId, e);
+    }
+  }
+
+  add(taskId: string, kind: TaskKind, methods: Record<string, TaskMethodFn>, options: TaskOptions, extra: Partial<TaskSpec>): TaskHandle {
+    if (!this.open) this.fail(`task "${taskId}" declared after dag() returned`, taskId);
+    if (typeof taskId !== 'string') this.fail(`task id must be a string, got ${JSON.stringify(taskId)}`);
+    if (this.tasks.has(taskId)) this.fail(`duplicate task id "${taskId}"`, taskId);
+    const o = { ...this.defaults, ...stripUndefined(options ?? {}) };
+    const retries = o.retries ?? 0;
+    if (!Number.isInteger(retries) || retries < 0) this.fail(`retries must be an integer >= 0, got ${String(retries)}`, taskId);
+    const backoff = o.retryExponentialBackoff ?? false;
+    const retry: RetryPolicy = {
+      retries,
+      retryDelayMs: this.duration(o.retryDelay, 'retryDelay', taskId) ?? DEFAULT_RETRY_DELAY_MS,
+      retryExponentialBackoff: backoff,
+    };
+    const cap = this.duration(o.maxRetryDelay, 'maxRetryDelay', taskId) ?? (backoff ? BACKOFF_CAP_MS : undefined);
+    if (cap !== undefined) retry.maxRetryDelayMs = cap;
+    const spec: Draft['spec'] = { taskId, kind, ...retry, triggerRule: o.triggerRule ?? 'all_success', ...extra };
+    const timeout = this.duration(o.executionTimeout, 'executionTimeout', taskId);
+    if (timeout !== undefined) spec.executionTimeoutMs = timeout;
+    this.tasks.set(taskId, { spec, methods });
+    return new Handle(this, taskId, kind);
+  }
+
+  link(from: readonly string[], to: readonly string[]): void {
+    if (!this.open) this.fail(`dependency ${from[0]} -> ${to[0]} declared after dag() returned`, from[0]);
+    for (const a of from) {
+      let set = this.edges.get(a);
+      if (!set) this.edges.set(a, (set = new Set()));
+      for (const b of to) set.add(b);
+    }
+  }
+
+  ids(targets: ReadonlyArray<Linkable | readonly Linkable[]>): string[] {
+    const out: string[] = [];
+    for (const t of targets.flat()) {
+      if (t instanceof Handle) {
+        if (t.draft !== this) this.fail(`task "${t.taskId}" belongs to dag "${t.dagId}", not to this DAG`, t.taskId);
+        out.push(t.taskId);
+      } else if (t instanceof Group) {
+        out.push(...this.ids(t.members));
+      } else {
+        this.fail(`cannot link ${describe(t)}: expected a task handle or a group`);
+      }
+    }
+    return out;
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function describe(v: unknown): string {
+  return typeof v === 'string' ? `"${v}" (a string; link the handle that task() returned)` : String(v);
+}
+
+// Classes (not object literals) so that `instanceof` tells our handles apart, and so that
+// nothing named `then` can sneak in: a thenable handle would be swallowed by `await`.
+class Handle implements TaskHandle {
+  constructor(readonly draft: DagDraft, readonly taskId: string, readonly kind: TaskKind) {}
+  get dagId(): string {
+    return this.draft.dagId;
+  }
+  before(...targets: Array<Linkable | readonly Linkable[]>): any {
+    return linkBefore(this.draft, [this], targets);
+  }
+  after(...sources: Array<Linkable | readonly Linkable[]>): TaskHandle {
+    this.draft.link(this.draft.ids(sources), [this.taskId]);
+    return this;
+  }
+}
+
+class Group implements TaskGroup {
+  constructor(readonly draft: DagDraft, readonly members: readonly Linkable[]) {}
+  get taskIds(): readonly string[] {
+    return this.draft.ids(this.members);
+  }
+  before(...targets: Array<Linkable | readonly Linkable[]>): any {
+    return linkBefore(this.draft, this.members, targets);
+  }
+  after(...sources: Array<Linkable | readonly Linkable[]>): TaskGroup {
+    this.draft.link(this.draft.ids(sources), this.taskIds);
+    return this;
+  }
+}
+
+function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
+  draft.link(draft.ids(from), draft.ids(targets));
+  const flat = targets.flat();
+  if (targets.length === 1 && !Array.isArray(targets[0])) return targets[0] as Linkable;
+  return new Group(draft, flat);
+}
+
+/**
+ * Links its arguments in sequence: `chain(a, b, c)` is `a.before(b).before(c)`; an array
+ * stands for a group (`chain(a, [b, c], d)`: a before b and c, both before d).
+ *
+ * @example
+ * chain(extract, [transform, audit], load);
+ */
+export function chain(...items: Array<Linkable | readonly Linkable[]>): void {
+  for (let i = 0; i + 1 < items.length; i++) {
+    const a = items[i];
+    const from = Array.isArray(a) ? (a as readonly Linkable[]) : [a as Linkable];
+    if (from.length === 0) continue;
+    const draft = (from[0] as Handle | Group).draft;
+    if (!draft) throw new InvalidDagError(`chain: ${describe(from[0])} is not a task handle`);
+    linkBefore(draft, from, [items[i + 1]]);
+  }
+}
+
+/**
+ * Declares a DAG. The build callback declares tasks and their dependencies; the result
+ * holds the serializable spec (validated) and the task code.
+ *
+ * @example
+ * export default dag('hello', { schedule: '@daily', startDate: '2026-01-01' }, ({ task }) => {
+ *   task('say', async (ctx) => ctx.log.info(`hello ${ctx.ds}`));
+ * });
+ * @throws InvalidDagError naming the DAG and the task.
+ */
+export function dag<P extends Params = Params>(
+  dagId: string,
+  options: DagOptions<P>,
+  build: (builder: DagBuilder<P & Params>) => void,
+): DagDefinition {
+  const fail = (msg: string, cause?: unknown): never => {
+    throw new InvalidDagError(msg, { dagId: typeof dagId === 'string' ? dagId : String(dagId), cause });
+  };
+  const o = options ?? ({} as DagOptions<P>);
+  const timezone = o.timezone ?? 'UTC';
+  const input = <T>(what: string, f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof InvalidInputError) return fail(what ? `${what}: ${e.message}` : e.message, e);
+      throw e;
+    }
+  };
+  const schedule = input('', () => parseSchedule(o.schedule ?? null, timezone));
+  const startDate = o.startDate === undefined ? undefined : input('invalid startDate', () => normalizeDate(o.startDate!, timezone));
+  const endDate = o.endDate === undefined ? undefined : input('invalid endDate', () => normalizeDate(o.endDate!, timezone));
+
+  const draft = new DagDraft(dagId, stripUndefined(o.defaultArgs ?? {}));
+  const builder: DagBuilder<P & Params> = {
+    task: (taskId, body, opts = {}) => {
+      if (typeof body === 'function') return draft.add(taskId, 'task', { execute: body as TaskMethodFn }, opts, {});
+      if (!body || typeof body !== 'object' || typeof (body as DeferrableTask).execute !== 'function') {
+        draft.fail('a task body must be a function or an object with an execute method', taskId);
+      }
+      const methods: Record<string, TaskMethodFn> = {};
+      for (const [name, fn] of Object.entries(body as DeferrableTask)) {
+        if (typeof fn !== 'function') draft.fail(`method "${name}" is not a function`, taskId);
+        methods[name] = fn as TaskMethodFn;
+      }
+      const others = Object.keys(methods).filter((m) => m !== 'execute').sort();
+      return draft.add(taskId, 'task', methods, opts, others.length ? { methods: others } : {});
+    },
+    branch: (taskId, body: BranchFn<any>, opts = {}) => {
+      if (typeof body !== 'function') draft.fail('a branch body must be a function', taskId);
+      return draft.add(taskId, 'branch', { execute: body as TaskMethodFn }, opts, {});
+    },
+    sensor: (taskId, decl: SensorDeclaration, opts: SensorOptions = {}) => {
+      return draft.add(taskId, 'sensor', {}, opts, { sensor: sensorSpec(draft, taskId, decl, opts) });
+    },
+  };
+  const result: unknown = build(builder);
+  draft.open = false;
+  if (result && typeof (result as { then?: unknown }).then === 'function') {
+    fail('the build callback must be synchronous (it returned a promise)');
+  }
+
+  const spec: DagSpec = {
+    dagId,
+    file: '',
+    ...(o.description !== undefined ? { description: o.description } : {}),
+    schedule,
+    timezone,
+    ...(startDate !== undefined ? { startDate } : {}),
+    ...(endDate !== undefined ? { endDate } : {}),
+    catchup: o.catchup ?? false,
+    maxActiveRuns: o.maxActiveRuns ?? 16,
+    maxActiveTasks: o.maxActiveTasks ?? 16,
+    maxParallelism: draft.tasks.size,
+    params: { ...(o.params ?? {}) },
+    tags: [...(o.tags ?? [])],
+    pausedOnCreation: o.pausedOnCreation ?? false,
+    tasks: assembleTasks(draft),
+  };
+  validateDagSpec(spec);
+  spec.maxParallelism = dagWidth(spec.tasks);
+  return Object.freeze({
+    __airless: 'dag' as const,
+    spec,
+    tasks: new Map([...draft.tasks].map(([id, d]) => [id, Object.freeze(d.methods)])),
+    sensors: [...draft.sensors],
+  });
+}
+
+function assembleTasks(draft: DagDraft): TaskSpec[] {
+  const up = new Map<string, string[]>();
+  for (const [a, bs] of draft.edges) for (const b of bs) up.set(b, [...(up.get(b) ?? []), a]);
+  const ids = new Set(draft.tasks.keys());
+  const tasks: TaskSpec[] = [...draft.tasks.values()].map(({ spec }) => ({
+    ...spec,
+    upstream: [...(up.get(spec.taskId) ?? [])].sort(),
+    downstream: [...(draft.edges.get(spec.taskId) ?? [])].sort(),
+  }));
+  // Edges cannot name a task outside the DAG (handles are checked), but a self-edge or a
+  // cycle can exist: validateDagSpec reports it with its path.
+  for (const t of tasks) for (const d of t.downstream) if (!ids.has(d)) draft.fail(`unknown task "${d}"`, t.taskId);
+  return tasks;
+}
+
+function sensorSpec(draft: DagDraft, taskId: string, decl: SensorDeclaration, o: SensorOptions): SensorSpec {
+  if (!decl || typeof decl !== 'object') draft.fail('a sensor needs a declaration { type, pokeContext }', taskId);
+  let type: string;
+  if (typeof decl.type === 'string') type = decl.type;
+  else if (decl.type && (decl.type as SensorDefinition).__airless === 'sensor') {
+    type = (decl.type as SensorDefinition).type;
+    draft.sensors.add(decl.type as SensorDefinition);
+  } else return draft.fail(`sensor type must be a string or a defineSensor() result, got ${describe(decl.type)}`, taskId);
+  const s: SensorSpec = {
+    type,
+    pokeContext: { ...(decl.pokeContext ?? {}) },
+    mode: o.mode ?? SENSOR_DEFAULTS.mode,
+    pokeIntervalMs: draft.duration(o.pokeInterval, 'pokeInterval', taskId) ?? SENSOR_DEFAULTS.pokeIntervalMs,
+    timeoutMs: draft.duration(o.timeout, 'timeout', taskId) ?? SENSOR_DEFAULTS.timeoutMs,
+    softFail: o.softFail ?? false,
+    exponentialBackoff: o.exponentialBackoff ?? false,
+  };
+  const max = draft.duration(o.maxPokeInterval, 'maxPokeInterval', taskId);
+  if (max !== undefined) s.maxPokeIntervalMs = max;
+  return s;
+}

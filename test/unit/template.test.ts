@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../lib/engine/errors.js';
+import { renderDeep, renderTemplate, templateVars } from '../../lib/engine/template.js';
+
+const vars = templateVars({
+  dagId: 'etl',
+  runId: 'scheduled__2026-03-05T23:30:00Z',
+  taskId: 'load',
+  logicalDate: Date.parse('2026-03-05T23:30:00Z'),
+  dataIntervalStart: Date.parse('2026-03-04T23:30:00Z'),
+  dataIntervalEnd: '2026-03-05T23:30:00Z',
+  params: { table: 'orders', nested: { a: { b: 7 } }, region: 'eu' },
+  conf: { region: 'us', full: true },
+});
+
+describe('templateVars', () => {
+  it('builds Airflow variables, ds in UTC', () => {
+    expect(vars).toMatchObject({
+      ds: '2026-03-05',
+      ds_nodash: '20260305',
+      ts: '2026-03-05T23:30:00+00:00',
+      ts_nodash: '20260305T233000',
+      logical_date: '2026-03-05T23:30:00.000Z',
+      data_interval_start: '2026-03-04T23:30:00.000Z',
+      data_interval_end: '2026-03-05T23:30:00.000Z',
+      run_id: 'scheduled__2026-03-05T23:30:00Z',
+      dag_id: 'etl',
+      task_id: 'load',
+    });
+  });
+
+  it('overlays conf on params', () => {
+    expect(vars.params.region).toBe('us');
+    expect(vars.params.table).toBe('orders');
+  });
+
+  it('rejects a bad date', () => {
+    expect(() => templateVars({ ...{ dagId: 'd', runId: 'r', taskId: 't' }, logicalDate: 'never', dataIntervalStart: 0, dataIntervalEnd: 0 })).toThrow(
+      'logicalDate "never" is not a date',
+    );
+  });
+});
+
+describe('renderTemplate', () => {
+  it('renders variables with or without spaces', () => {
+    expect(renderTemplate('/in/{{ ds }}/{{ds_nodash}}/{{  dag_id  }}.{{ task_id }}', vars)).toBe('/in/2026-03-05/20260305/etl.load');
+    expect(renderTemplate('{{ run_id }} {{ ts }} {{ logical_date }}', vars)).toBe(
+      'scheduled__2026-03-05T23:30:00Z 2026-03-05T23:30:00+00:00 2026-03-05T23:30:00.000Z',
+    );
+    expect(renderTemplate('{{ data_interval_start }}..{{ data_interval_end }}', vars)).toBe(
+      '2026-03-04T23:30:00.000Z..2026-03-05T23:30:00.000Z',
+    );
+  });
+
+  it('renders params, nested params and conf', () => {
+    expect(renderTemplate('{{ params.table }} {{ params.nested.a.b }} {{ conf.full }}', vars)).toBe('orders 7 true');
+    expect(renderTemplate('{{ params.nested }}', vars)).toBe('{"a":{"b":7}}');
+  });
+
+  it('leaves text without templates alone', () => {
+    expect(renderTemplate('plain { text }', vars)).toBe('plain { text }');
+  });
+
+  it.each([
+    ['{{ nope }}', 'unknown variable "nope"'],
+    ['{{ params.missing }}', 'unknown variable "params.missing"'],
+    ['{{ params.table.x }}', 'unknown variable "params.table.x"'],
+    ['{{ conf.x }}', 'unknown variable "conf.x"'],
+    ['{{ ds + 1 }}', '"ds + 1" is not a variable'],
+  ])('%s throws naming it', (tpl, fragment) => {
+    expect(() => renderTemplate(tpl, vars)).toThrow(InvalidInputError);
+    expect(() => renderTemplate(tpl, vars)).toThrow(fragment);
+  });
+});
+
+describe('renderDeep', () => {
+  it('renders string leaves of objects and arrays and keeps other leaves', () => {
+    const input = { path: '/in/{{ ds }}.csv', n: 3, flags: [true, '{{ params.table }}'], deep: { x: '{{ dag_id }}' }, none: null };
+    expect(renderDeep(input, vars)).toEqual({ path: '/in/2026-03-05.csv', n: 3, flags: [true, 'orders'], deep: { x: 'etl' }, none: null });
+    expect(input.path).toBe('/in/{{ ds }}.csv');
+  });
+});
