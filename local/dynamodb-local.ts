@@ -128,20 +128,28 @@ export async function startDynamoDbLocal(opts: { port?: number; readyTimeoutMs?:
     child.once('error', (err) => resolve(err));
     child.once('exit', (code) => resolve(new Error(`java exited with code ${code}: ${stderr.trim()}`)));
   });
-  const stop = () => stopChild(child);
+  // If the parent exits without calling stop(), do not leave a JVM behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const stop = () => {
+    process.off('exit', killOnExit);
+    return stopChild(child);
+  };
+  let gone = false;
   try {
     await Promise.race([
-      waitUntilAnswering(endpoint, opts.readyTimeoutMs ?? 30_000),
+      waitUntilAnswering(endpoint, opts.readyTimeoutMs ?? 30_000, () => gone),
       exited.then((err) => Promise.reject(err)),
     ]);
   } catch (err) {
+    gone = true;
     await stop();
     throw new DynamoDbLocalError(`DynamoDB Local did not start on ${endpoint}: ${(err as Error).message}`, { cause: err });
   }
   return { endpoint, stop };
 }
 
-async function waitUntilAnswering(endpoint: string, timeoutMs: number): Promise<void> {
+async function waitUntilAnswering(endpoint: string, timeoutMs: number, abandoned: () => boolean): Promise<void> {
   const client = new DynamoDBClient({ endpoint, ...LOCAL_AWS, maxAttempts: 1 });
   const deadline = Date.now() + timeoutMs;
   try {
@@ -150,7 +158,7 @@ async function waitUntilAnswering(endpoint: string, timeoutMs: number): Promise<
         await client.send(new ListTablesCommand({ Limit: 1 }));
         return;
       } catch (err) {
-        if (Date.now() > deadline) throw err;
+        if (Date.now() > deadline || abandoned()) throw err;
         await new Promise((r) => setTimeout(r, 100));
       }
     }

@@ -1,0 +1,380 @@
+/**
+ * The Store port on DynamoDB. Every transition is one conditional write built from named
+ * sub-conditions; a failed condition returns the item as it is (`ALL_OLD`) as a lost race.
+ * Transactions are used only where a slot counter moves with a task or run write.
+ * Tables, keys and indexes: dynamo-schema.ts and docs/adr/0002-dynamodb-state-model.md.
+ */
+import {
+  DeleteItemCommand,
+  PutItemCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/model.js';
+import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
+import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
+import type { BlobStore } from './blob.js';
+import {
+  Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
+  ownerIs, stateIs, tryIs, type Item,
+} from './dynamo-codec.js';
+import { casPut, casUpdate, casWithSlot, counterUpdate, getItem } from './dynamo-cas.js';
+import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
+import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
+
+export interface DynamoStoreOptions {
+  client: DynamoDBClient;
+  /** Table names are prefix + suffix (see TABLES) unless given in `tableNames`. */
+  tablePrefix: string;
+  tableNames?: Partial<TableNames>;
+  metrics?: Metrics;
+  /** Where XCom values and run conf over ~350 KB go; without it they are refused. */
+  blobs?: BlobStore;
+}
+
+type Rec = Record<string, unknown>;
+const SHARDS = Array.from({ length: INDEX_SHARDS }, (_, i) => i);
+const NO_RETURN = { ReturnConsumedCapacity: 'TOTAL' } as const;
+const isCondFail = (err: unknown): boolean => (err as Error).name === 'ConditionalCheckFailedException';
+/** What a record looks like once stored: JSON values copied, absent fields dropped. */
+const plain = <T>(rec: T): T => JSON.parse(JSON.stringify(rec)) as T;
+const runKeyOf = (dagId: string, runId: string): string => `${dagId}/${runId}`;
+const sortKeyOf = (t: TaskKey): string => `${t.dagId}\u0000${t.runId}\u0000${t.taskId}`;
+const blobPath = (...parts: string[]): string => parts.map(encodeURIComponent).join('/');
+
+/**
+ * DynamoDB {@link Store}.
+ *
+ * @example
+ * const store = new DynamoStore({ client: new DynamoDBClient({}), tablePrefix: 'airless-prod-', metrics });
+ * const r = await store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running', owner }, { delta: 1, max: 8 });
+ */
+export class DynamoStore implements Store {
+  readonly usage: DynamoUsage;
+  private readonly r: DynamoRequests;
+  private readonly t: TableNames;
+  private readonly blobs?: BlobStore;
+
+  constructor(opts: DynamoStoreOptions) {
+    this.r = new DynamoRequests(opts.client, opts.metrics);
+    this.usage = this.r.usage;
+    this.t = tableNames(opts.tablePrefix, opts.tableNames);
+    this.blobs = opts.blobs;
+  }
+
+  // ----------------------------------------------------------------- DAG registry
+
+  async putDag(rec: DagRecord): Promise<void> {
+    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: encodeFields(rec), ...NO_RETURN }), 'write');
+  }
+
+  async getDag(dagId: string): Promise<DagRecord | undefined> {
+    const item = await getItem(this.r, this.t.dags, { dagId: { S: dagId } });
+    return item && ((await decodeFields(item)) as unknown as DagRecord);
+  }
+
+  async listDags(): Promise<DagRecord[]> {
+    const out: DagRecord[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await this.r.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+        new ScanCommand({ TableName: this.t.dags, ExclusiveStartKey: start, ConsistentRead: true, ...NO_RETURN }),
+        'read',
+      );
+      for (const item of page.Items ?? []) out.push((await decodeFields(item)) as unknown as DagRecord);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out.sort((a, b) => (a.dagId < b.dagId ? -1 : 1));
+  }
+
+  async updateDag(dagId: string, patch: Partial<Omit<DagRecord, 'dagId'>>, expectNextTickAt?: number | null): Promise<Cas<DagRecord>> {
+    const x = new Expr();
+    const cond = and(exists(x, 'dagId'), expectNextTickAt !== undefined && numberIs(x, 'nextTickAt', expectNextTickAt));
+    await this.patchInto(x, patch);
+    return casUpdate(this.r, this.t.dags, { dagId: { S: dagId } }, x, cond, (i) => decodeFields(i) as Promise<unknown> as Promise<DagRecord>);
+  }
+
+  async deleteDag(dagId: string): Promise<void> {
+    await this.r.send(new DeleteItemCommand({ TableName: this.t.dags, Key: { dagId: { S: dagId } }, ...NO_RETURN }), 'write');
+  }
+
+  // ------------------------------------------------------------------------- runs
+
+  async createRun(run: DagRun): Promise<Cas<DagRun>> {
+    parseRunState(run.state);
+    const item = encodeFields(run, new Set(['conf']));
+    item['conf'] = await encodeJson(run.conf, blobPath('conf', run.dagId, run.runId), `conf of run ${run.dagId}/${run.runId}`, this.blobs);
+    if (!isRunTerminal(run.state)) item['activeShard'] = { N: String(shardOf(runKeyOf(run.dagId, run.runId))) };
+    return casPut(this.r, this.t.runs, item, 'dagId', plain(run), (i) => this.decodeRun(i));
+  }
+
+  async getRun(dagId: string, runId: string): Promise<DagRun | undefined> {
+    const item = await getItem(this.r, this.t.runs, { dagId: { S: dagId }, runId: { S: runId } });
+    return item && this.decodeRun(item);
+  }
+
+  async updateRun(
+    dagId: string,
+    runId: string,
+    expect: { state: RunState | readonly RunState[] },
+    patch: RunPatch,
+    slot?: SlotChange,
+  ): Promise<Cas<DagRun>> {
+    if (patch.state != null) parseRunState(patch.state);
+    const key = { dagId: { S: dagId }, runId: { S: runId } };
+    const x = new Expr();
+    const cond = and(exists(x, 'dagId'), stateIs(x, expect.state));
+    await this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] });
+    if (patch.state != null) {
+      if (isRunTerminal(patch.state)) x.remove('activeShard');
+      else x.set('activeShard', { N: String(shardOf(runKeyOf(dagId, runId))) });
+    }
+    const decode = (i: Item) => this.decodeRun(i);
+    if (!slot) return casUpdate(this.r, this.t.runs, key, x, cond, decode);
+    const counter = counterUpdate(this.t.dags, { dagId: { S: dagId } }, 'dagId', 'activeRuns', slot);
+    return casWithSlot(this.r, { table: this.t.runs, key, x, cond }, counter, slot, decode, () => this.updateRun(dagId, runId, expect, patch));
+  }
+
+  async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
+    const x = new Expr();
+    const items = await this.r.queryAll(
+      {
+        TableName: this.t.runs,
+        IndexName: 'byLogicalDate',
+        KeyConditionExpression: `${x.name('dagId')} = ${x.value({ S: dagId })}`,
+        FilterExpression: opts.states ? stateIs(x, opts.states) : undefined,
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        ...x.params(),
+      },
+      opts.limit,
+    );
+    return Promise.all(items.map((i) => this.decodeRun(i)));
+  }
+
+  async listActiveRuns(): Promise<DagRun[]> {
+    const pages = await Promise.all(
+      SHARDS.map((s) => {
+        const x = new Expr();
+        const kc = `${x.name('activeShard')} = ${x.value({ N: String(s) })}`;
+        return this.r.queryAll({ TableName: this.t.runs, IndexName: 'active', KeyConditionExpression: kc, ...x.params() });
+      }),
+    );
+    const runs = await Promise.all(pages.flat().map((i) => this.decodeRun(i)));
+    return runs.filter((r) => !isRunTerminal(r.state));
+  }
+
+  // ---------------------------------------------------------------- task instances
+
+  async putTask(ti: TaskInstance): Promise<Cas<TaskInstance>> {
+    parseTaskState(ti.state);
+    const terminal = isTerminal(ti.state);
+    const item = encodeFields(ti, new Set(terminal ? ['upstream', 'dueAt'] : ['upstream']));
+    for (const [u, outcome] of Object.entries(ti.upstream)) item[UPSTREAM_PREFIX + u] = { S: outcome };
+    item['runKey'] = { S: runKeyOf(ti.dagId, ti.runId) };
+    item['dueShard'] = { N: String(shardOf(sortKeyOf(ti))) };
+    const stored = plain(ti);
+    if (terminal) delete stored.dueAt;
+    return casPut(this.r, this.t.tasks, item, 'runKey', stored, (i) => this.decodeTask(i));
+  }
+
+  async getTask(key: TaskKey): Promise<TaskInstance | undefined> {
+    const item = await getItem(this.r, this.t.tasks, this.taskKey(key));
+    return item && this.decodeTask(item);
+  }
+
+  async listTasks(dagId: string, runId: string): Promise<TaskInstance[]> {
+    const x = new Expr();
+    const items = await this.r.queryAll({
+      TableName: this.t.tasks,
+      KeyConditionExpression: `${x.name('runKey')} = ${x.value({ S: runKeyOf(dagId, runId) })}`,
+      ConsistentRead: true,
+      ...x.params(),
+    });
+    return Promise.all(items.map((i) => this.decodeTask(i)));
+  }
+
+  async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>> {
+    if (patch.state != null) parseTaskState(patch.state);
+    const x = new Expr();
+    const cond = and(
+      exists(x, 'runKey'),
+      stateIs(x, expect.state),
+      expect.tryNumber !== undefined && tryIs(x, expect.tryNumber),
+      expect.owner !== undefined && ownerIs(x, expect.owner),
+    );
+    // A terminal task leaves the due index: its dueAt goes, whatever the patch says.
+    const terminal = patch.state != null && isTerminal(patch.state);
+    await this.patchInto(x, terminal ? { ...patch, dueAt: null } : patch);
+    const decode = (i: Item) => this.decodeTask(i);
+    if (!slot) return casUpdate(this.r, this.t.tasks, this.taskKey(key), x, cond, decode);
+    const counter = counterUpdate(this.t.runs, { dagId: { S: key.dagId }, runId: { S: key.runId } }, 'dagId', 'activeTasks', slot);
+    return casWithSlot(this.r, { table: this.t.tasks, key: this.taskKey(key), x, cond }, counter, slot, decode, () => this.updateTask(key, expect, patch));
+  }
+
+  async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {
+    const x = new Expr();
+    x.set(UPSTREAM_PREFIX + upstreamTaskId, { S: outcome })
+      .set('dagId', { S: key.dagId })
+      .set('runId', { S: key.runId })
+      .set('dueShard', { N: String(shardOf(sortKeyOf(key))) })
+      .setRaw(`${x.name('state')} = if_not_exists(${x.name('state')}, ${x.value({ S: 'scheduled' })})`)
+      .setRaw(`${x.name('tryNumber')} = if_not_exists(${x.name('tryNumber')}, ${x.value({ N: '0' })})`);
+    const out = await this.r.send<{ Attributes?: Item }>(
+      new UpdateItemCommand({ TableName: this.t.tasks, Key: this.taskKey(key), UpdateExpression: x.update(), ...x.params(), ReturnValues: 'ALL_NEW', ...NO_RETURN }),
+      'write',
+    );
+    return this.decodeTask(out.Attributes!);
+  }
+
+  async listDueTasks(now: number, limit: number): Promise<TaskInstance[]> {
+    const pages = await Promise.all(
+      SHARDS.map((s) => {
+        const x = new Expr();
+        const kc = `${x.name('dueShard')} = ${x.value({ N: String(s) })} AND ${x.name('dueAt')} <= ${x.value({ N: String(now) })}`;
+        return this.r.queryAll({ TableName: this.t.tasks, IndexName: 'due', KeyConditionExpression: kc, Limit: limit, ...x.params() }, limit);
+      }),
+    );
+    const tasks = (await Promise.all(pages.flat().map((i) => this.decodeTask(i)))).filter((t) => !isTerminal(t.state));
+    tasks.sort((a, b) => a.dueAt! - b.dueAt! || (sortKeyOf(a) < sortKeyOf(b) ? -1 : 1));
+    return tasks.slice(0, limit);
+  }
+
+  async deleteTask(key: TaskKey): Promise<void> {
+    await this.r.send(new DeleteItemCommand({ TableName: this.t.tasks, Key: this.taskKey(key), ...NO_RETURN }), 'write');
+  }
+
+  // --------------------------------------------------------------------- triggers
+
+  async putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> {
+    const item = { ...encodeFields(t), timeoutShard: { N: String(shardOf(t.id)) } };
+    return casPut(this.r, this.t.triggers, item, 'id', plain(t), async (i) => (await decodeFields(i)) as unknown as TriggerRecord);
+  }
+
+  async getTrigger(id: string): Promise<TriggerRecord | undefined> {
+    const item = await getItem(this.r, this.t.triggers, { id: { S: id } });
+    return item && ((await decodeFields(item)) as unknown as TriggerRecord);
+  }
+
+  async deleteTrigger(id: string): Promise<void> {
+    await this.r.send(new DeleteItemCommand({ TableName: this.t.triggers, Key: { id: { S: id } }, ...NO_RETURN }), 'write');
+  }
+
+  /** Updates an existing trigger; a missing one stays missing (no partial resurrection). */
+  async updateTrigger(id: string, patch: Partial<Omit<TriggerRecord, 'id'>>): Promise<void> {
+    const x = new Expr();
+    const cond = exists(x, 'id');
+    await this.patchInto(x, patch);
+    if (!x.hasUpdates) return;
+    try {
+      await this.r.send(
+        new UpdateItemCommand({ TableName: this.t.triggers, Key: { id: { S: id } }, UpdateExpression: x.update(), ConditionExpression: cond, ...x.params(), ...NO_RETURN }),
+        'write',
+      );
+    } catch (err) {
+      if (!isCondFail(err)) throw err;
+    }
+  }
+
+  async listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]> {
+    const x = new Expr();
+    const kc = `${x.name('shardcode')} = ${x.value({ N: String(shard) })} AND ${x.name('nextPokeAt')} <= ${x.value({ N: String(dueBefore) })}`;
+    const items = await this.r.queryAll({ TableName: this.t.triggers, IndexName: 'sensorDue', KeyConditionExpression: kc, ...x.params() });
+    const out = (await Promise.all(items.map((i) => decodeFields(i)))) as unknown as TriggerRecord[];
+    return out.sort((a, b) => a.nextPokeAt! - b.nextPokeAt! || (a.id < b.id ? -1 : 1));
+  }
+
+  async listEventTriggers(eventKey: string): Promise<TriggerRecord[]> {
+    const x = new Expr();
+    const kc = `${x.name('eventKey')} = ${x.value({ S: eventKey })}`;
+    const items = await this.r.queryAll({ TableName: this.t.triggers, IndexName: 'byEvent', KeyConditionExpression: kc, ...x.params() });
+    const out = (await Promise.all(items.map((i) => decodeFields(i)))) as unknown as TriggerRecord[];
+    return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  async listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]> {
+    const pages = await Promise.all(
+      SHARDS.map((s) => {
+        const x = new Expr();
+        const kc = `${x.name('timeoutShard')} = ${x.value({ N: String(s) })} AND ${x.name('timeoutAt')} <= ${x.value({ N: String(now) })}`;
+        return this.r.queryAll({ TableName: this.t.triggers, IndexName: 'timeouts', KeyConditionExpression: kc, Limit: limit, ...x.params() }, limit);
+      }),
+    );
+    const out = (await Promise.all(pages.flat().map((i) => decodeFields(i)))) as unknown as TriggerRecord[];
+    return out.sort((a, b) => a.timeoutAt! - b.timeoutAt! || (a.id < b.id ? -1 : 1)).slice(0, limit);
+  }
+
+  async claimPoke(hashcode: string, cycle: number): Promise<boolean> {
+    const x = new Expr();
+    const cond = below(x, 'cycle', cycle);
+    x.set('cycle', { N: String(cycle) });
+    try {
+      await this.r.send(
+        new UpdateItemCommand({ TableName: this.t.kv, Key: { pk: { S: `p:${hashcode}` } }, UpdateExpression: x.update(), ConditionExpression: cond, ...x.params(), ...NO_RETURN }),
+        'write',
+      );
+      return true;
+    } catch (err) {
+      if (!isCondFail(err)) throw err;
+      this.r.lostRace();
+      return false;
+    }
+  }
+
+  // ------------------------------------------------------------------ XCom, signals
+
+  async putXcom(key: XcomKey, value: unknown): Promise<void> {
+    const path = [key.dagId, key.runId, key.taskId, key.key];
+    const v = await encodeJson(value, blobPath('xcom', ...path), `XCom ${path.join('/')}`, this.blobs);
+    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: { pk: { S: `x:${JSON.stringify(path)}` }, v }, ...NO_RETURN }), 'write');
+  }
+
+  async getXcom(key: XcomKey): Promise<unknown> {
+    const item = await getItem(this.r, this.t.kv, { pk: { S: `x:${JSON.stringify([key.dagId, key.runId, key.taskId, key.key])}` } });
+    return item && decodeValue(item['v']!, this.blobs);
+  }
+
+  async putSignal(sig: SignalRecord): Promise<void> {
+    const item: Item = { ...encodeFields(sig, new Set(['payload'])), pk: { S: `s:${sig.key}` }, ttl: encodeValue('ttl', Math.ceil(sig.expiresAt / 1000)) };
+    if (sig.payload !== undefined) item['payload'] = await encodeJson(sig.payload, blobPath('signal', sig.key), `payload of signal ${sig.key}`, this.blobs);
+    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
+  }
+
+  /** `expiresAt` is epoch ms; TTL deletion (in seconds, late by up to days) is only the clean-up. */
+  async getSignal(key: string, now: number): Promise<SignalRecord | undefined> {
+    const item = await getItem(this.r, this.t.kv, { pk: { S: `s:${key}` } });
+    if (!item) return undefined;
+    const sig = (await decodeFields(item, this.blobs)) as unknown as SignalRecord;
+    return sig.expiresAt <= now ? undefined : sig;
+  }
+
+  // ---------------------------------------------------------------------- helpers
+
+  private taskKey(k: TaskKey): Item {
+    return { runKey: { S: runKeyOf(k.dagId, k.runId) }, taskId: { S: k.taskId } };
+  }
+
+  private async decodeTask(item: Item): Promise<TaskInstance> {
+    const rec = await decodeFields(item, this.blobs);
+    checkState('task', rec, `${item['runKey']?.S}/${item['taskId']?.S}`);
+    rec['upstream'] ??= {};
+    return rec as unknown as TaskInstance;
+  }
+
+  private async decodeRun(item: Item): Promise<DagRun> {
+    const rec = await decodeFields(item, this.blobs);
+    checkState('run', rec, `${item['dagId']?.S}/${item['runId']?.S}`);
+    return rec as unknown as DagRun;
+  }
+
+  /** Adds a patch to an update: `null` removes, `undefined` is ignored; `json` fields may offload. */
+  private async patchInto(x: Expr, patch: object, json: Record<string, [blobKey: string, what: string]> = {}): Promise<void> {
+    for (const [k, v] of Object.entries(patch as Rec)) {
+      if (v === undefined) continue;
+      if (v === null) x.remove(k);
+      else if (json[k]) x.set(k, await encodeJson(v, json[k][0], json[k][1], this.blobs));
+      else x.set(k, encodeValue(k, v));
+    }
+  }
+}

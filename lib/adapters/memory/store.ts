@@ -1,0 +1,415 @@
+/**
+ * The Store port in process: the embedded runtime, unit tests and benchmarks use it.
+ * Semantics match the DynamoDB store exactly (test/contract runs one suite on both):
+ * every write is a compare-and-set returning `Cas<T>`; a terminal task state removes
+ * `dueAt`; `null` in a patch removes the attribute; JSON-valued fields (conf, spec,
+ * kwargs, payloads, XCom values) round-trip through JSON as they do in DynamoDB;
+ * returned objects never alias stored state.
+ *
+ * Status for the lead: complete and compiling; import `MemoryStore` from here.
+ */
+import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/model.js';
+import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
+import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
+import { MinHeap } from './min-heap.js';
+
+const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+
+function cloneTask(t: TaskInstance): TaskInstance {
+  const c: TaskInstance = { ...t, upstream: { ...t.upstream } };
+  if (t.nextKwargs !== undefined) c.nextKwargs = jsonClone(t.nextKwargs);
+  if (t.trigger !== undefined) c.trigger = { ...t.trigger };
+  if (t.triggerEvent !== undefined) c.triggerEvent = jsonClone(t.triggerEvent);
+  return c;
+}
+
+function cloneRun(r: DagRun): DagRun {
+  return { ...r, conf: jsonClone(r.conf) };
+}
+
+function cloneDag(d: DagRecord): DagRecord {
+  return { ...d, spec: jsonClone(d.spec) };
+}
+
+function cloneTrigger(t: TriggerRecord): TriggerRecord {
+  const c = { ...t };
+  if (t.pokeContext !== undefined) c.pokeContext = jsonClone(t.pokeContext);
+  return c;
+}
+
+/** Applies a patch: `null` removes, `undefined` leaves as is, other values are JSON-copied. */
+function applyPatch(target: Record<string, unknown>, patch: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    if (v === null) delete target[k];
+    else target[k] = typeof v === 'object' ? jsonClone(v) : v;
+  }
+}
+
+/** Drops keys whose value is undefined, as DynamoDB marshalling does. */
+function compact<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+const runKey = (dagId: string, runId: string): string => `${dagId}\u0000${runId}`;
+const taskKey = (k: TaskKey): string => `${k.dagId}\u0000${k.runId}\u0000${k.taskId}`;
+const xcomKey = (k: XcomKey): string => `${taskKey(k)}\u0000${k.key}`;
+
+function stateMatches<S extends string>(state: S, expected: S | readonly S[]): boolean {
+  return typeof expected === 'string' ? state === expected : expected.includes(state);
+}
+
+function conditionFailed<T>(current: T | undefined): Cas<T> {
+  return { ok: false, current, reason: 'condition' };
+}
+
+/**
+ * In-process {@link Store}.
+ *
+ * @example
+ * const store = new MemoryStore();
+ * await store.createRun(run);
+ * const r = await store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running' }, { delta: 1, max: 4 });
+ */
+export class MemoryStore implements Store {
+  private readonly dags = new Map<string, DagRecord>();
+  private readonly runs = new Map<string, Map<string, DagRun>>();
+  private readonly activeRuns = new Map<string, DagRun>();
+  private readonly tasks = new Map<string, Map<string, TaskInstance>>();
+  /** Non-terminal tasks with a dueAt: key -> dueAt (the heap may hold stale entries). */
+  private readonly dueLive = new Map<string, number>();
+  private readonly dueHeap = new MinHeap();
+  private readonly triggers = new Map<string, TriggerRecord>();
+  private readonly sensorsByShard = new Map<number, Set<string>>();
+  private readonly eventTriggers = new Map<string, Set<string>>();
+  private readonly timeoutTriggers = new Set<string>();
+  private readonly pokeClaims = new Map<string, number>();
+  private readonly xcoms = new Map<string, string>();
+  private readonly signals = new Map<string, SignalRecord>();
+
+  // ----------------------------------------------------------------- DAG registry
+
+  async putDag(rec: DagRecord): Promise<void> {
+    this.dags.set(rec.dagId, compact(cloneDag(rec)));
+  }
+
+  async getDag(dagId: string): Promise<DagRecord | undefined> {
+    const d = this.dags.get(dagId);
+    return d && cloneDag(d);
+  }
+
+  async listDags(): Promise<DagRecord[]> {
+    return [...this.dags.values()].sort((a, b) => (a.dagId < b.dagId ? -1 : 1)).map(cloneDag);
+  }
+
+  async updateDag(
+    dagId: string,
+    patch: Partial<Omit<DagRecord, 'dagId'>>,
+    expectNextTickAt?: number | null,
+  ): Promise<Cas<DagRecord>> {
+    const d = this.dags.get(dagId);
+    if (!d) return conditionFailed<DagRecord>(undefined);
+    if (expectNextTickAt !== undefined && (d.nextTickAt ?? null) !== expectNextTickAt) {
+      return conditionFailed(cloneDag(d));
+    }
+    applyPatch(d as unknown as Record<string, unknown>, patch);
+    return { ok: true, item: cloneDag(d) };
+  }
+
+  async deleteDag(dagId: string): Promise<void> {
+    this.dags.delete(dagId);
+  }
+
+  // ------------------------------------------------------------------------- runs
+
+  async createRun(run: DagRun): Promise<Cas<DagRun>> {
+    parseRunState(run.state);
+    const byDag = this.runs.get(run.dagId) ?? new Map<string, DagRun>();
+    const existing = byDag.get(run.runId);
+    if (existing) return conditionFailed(cloneRun(existing));
+    const stored = compact(cloneRun(run));
+    byDag.set(run.runId, stored);
+    this.runs.set(run.dagId, byDag);
+    this.indexRun(stored);
+    return { ok: true, item: cloneRun(stored) };
+  }
+
+  async getRun(dagId: string, runId: string): Promise<DagRun | undefined> {
+    const r = this.runs.get(dagId)?.get(runId);
+    return r && cloneRun(r);
+  }
+
+  async updateRun(
+    dagId: string,
+    runId: string,
+    expect: { state: RunState | readonly RunState[] },
+    patch: RunPatch,
+    slot?: SlotChange,
+  ): Promise<Cas<DagRun>> {
+    if (patch.state != null) parseRunState(patch.state);
+    const r = this.runs.get(dagId)?.get(runId);
+    if (!r || !stateMatches(r.state, expect.state)) return conditionFailed(r && cloneRun(r));
+    if (slot && !this.moveCounter(this.dags.get(dagId), 'activeRuns', slot)) {
+      return { ok: false, current: cloneRun(r), reason: 'slots' };
+    }
+    applyPatch(r as unknown as Record<string, unknown>, patch);
+    this.indexRun(r);
+    return { ok: true, item: cloneRun(r) };
+  }
+
+  async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
+    const all = [...(this.runs.get(dagId)?.values() ?? [])]
+      .filter((r) => !opts.states || opts.states.includes(r.state))
+      .sort((a, b) => b.logicalDate - a.logicalDate || (a.runId < b.runId ? 1 : -1));
+    return (opts.limit === undefined ? all : all.slice(0, opts.limit)).map(cloneRun);
+  }
+
+  async listActiveRuns(): Promise<DagRun[]> {
+    return [...this.activeRuns.values()].map(cloneRun);
+  }
+
+  private indexRun(r: DagRun): void {
+    const k = runKey(r.dagId, r.runId);
+    if (isRunTerminal(r.state)) this.activeRuns.delete(k);
+    else this.activeRuns.set(k, r);
+  }
+
+  /**
+   * Moves a slot counter; false when `+1` would pass `max` or the holder is missing.
+   * A missing holder does not block a release (`-1`), as in the DynamoDB store.
+   */
+  private moveCounter<K extends 'activeRuns' | 'activeTasks'>(
+    holder: { [P in K]?: number } | undefined,
+    field: K,
+    slot: SlotChange,
+  ): boolean {
+    if (!holder) return slot.delta < 0;
+    const current = holder[field] ?? 0;
+    if (slot.delta > 0 && slot.max !== undefined && current >= slot.max) return false;
+    (holder as Record<K, number>)[field] = current + slot.delta;
+    return true;
+  }
+
+  // ---------------------------------------------------------------- task instances
+
+  async putTask(ti: TaskInstance): Promise<Cas<TaskInstance>> {
+    parseTaskState(ti.state);
+    const byRun = this.tasks.get(runKey(ti.dagId, ti.runId)) ?? new Map<string, TaskInstance>();
+    const existing = byRun.get(ti.taskId);
+    if (existing) return conditionFailed(cloneTask(existing));
+    const stored = compact(cloneTask(ti));
+    if (isTerminal(stored.state)) delete stored.dueAt;
+    byRun.set(ti.taskId, stored);
+    this.tasks.set(runKey(ti.dagId, ti.runId), byRun);
+    this.indexTask(stored);
+    return { ok: true, item: cloneTask(stored) };
+  }
+
+  async getTask(key: TaskKey): Promise<TaskInstance | undefined> {
+    const t = this.findTask(key);
+    return t && cloneTask(t);
+  }
+
+  async listTasks(dagId: string, runId: string): Promise<TaskInstance[]> {
+    return [...(this.tasks.get(runKey(dagId, runId))?.values() ?? [])]
+      .sort((a, b) => (a.taskId < b.taskId ? -1 : 1))
+      .map(cloneTask);
+  }
+
+  async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>> {
+    if (patch.state != null) parseTaskState(patch.state);
+    const t = this.findTask(key);
+    if (
+      !t ||
+      !stateMatches(t.state, expect.state) ||
+      (expect.tryNumber !== undefined && t.tryNumber !== expect.tryNumber) ||
+      (expect.owner !== undefined && t.owner !== expect.owner)
+    ) {
+      return conditionFailed(t && cloneTask(t));
+    }
+    if (slot && !this.moveCounter(this.runs.get(key.dagId)?.get(key.runId), 'activeTasks', slot)) {
+      return { ok: false, current: cloneTask(t), reason: 'slots' };
+    }
+    applyPatch(t as unknown as Record<string, unknown>, patch);
+    if (isTerminal(t.state)) delete t.dueAt;
+    this.indexTask(t);
+    return { ok: true, item: cloneTask(t) };
+  }
+
+  async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {
+    let t = this.findTask(key);
+    if (!t) {
+      t = { dagId: key.dagId, runId: key.runId, taskId: key.taskId, state: 'scheduled', tryNumber: 0, upstream: {} };
+      const rk = runKey(key.dagId, key.runId);
+      const byRun = this.tasks.get(rk) ?? new Map<string, TaskInstance>();
+      byRun.set(key.taskId, t);
+      this.tasks.set(rk, byRun);
+    }
+    t.upstream[upstreamTaskId] = outcome;
+    return cloneTask(t);
+  }
+
+  async listDueTasks(now: number, limit: number): Promise<TaskInstance[]> {
+    const picked = new Map<string, number>();
+    while (picked.size < limit) {
+      const top = this.dueHeap.peek();
+      if (!top || top.at > now) break;
+      this.dueHeap.pop();
+      // Stale heap entries (dueAt changed, task terminal or deleted) are dropped here.
+      if (this.dueLive.get(top.key) === top.at && !picked.has(top.key)) picked.set(top.key, top.at);
+    }
+    const out: TaskInstance[] = [];
+    for (const [k, at] of picked) {
+      this.dueHeap.push({ at, key: k });
+      const [dagId, runId, taskId] = k.split('\u0000') as [string, string, string];
+      const t = this.findTask({ dagId, runId, taskId });
+      if (t) out.push(cloneTask(t));
+    }
+    return out;
+  }
+
+  async deleteTask(key: TaskKey): Promise<void> {
+    const rk = runKey(key.dagId, key.runId);
+    const byRun = this.tasks.get(rk);
+    if (!byRun?.delete(key.taskId)) return;
+    if (byRun.size === 0) this.tasks.delete(rk);
+    this.dueLive.delete(taskKey(key));
+  }
+
+  private findTask(key: TaskKey): TaskInstance | undefined {
+    return this.tasks.get(runKey(key.dagId, key.runId))?.get(key.taskId);
+  }
+
+  private indexTask(t: TaskInstance): void {
+    const k = taskKey(t);
+    if (t.dueAt === undefined || isTerminal(t.state)) {
+      this.dueLive.delete(k);
+      return;
+    }
+    if (this.dueLive.get(k) === t.dueAt) return;
+    this.dueLive.set(k, t.dueAt);
+    this.dueHeap.push({ at: t.dueAt, key: k });
+    if (this.dueHeap.size > 2 * this.dueLive.size + 1024) {
+      this.dueHeap.rebuild([...this.dueLive].map(([key, at]) => ({ key, at })));
+    }
+  }
+
+  // --------------------------------------------------------------------- triggers
+
+  async putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> {
+    const existing = this.triggers.get(t.id);
+    if (existing) return conditionFailed(cloneTrigger(existing));
+    const stored = compact(cloneTrigger(t));
+    this.triggers.set(t.id, stored);
+    this.indexTrigger(stored);
+    return { ok: true, item: cloneTrigger(stored) };
+  }
+
+  async getTrigger(id: string): Promise<TriggerRecord | undefined> {
+    const t = this.triggers.get(id);
+    return t && cloneTrigger(t);
+  }
+
+  async deleteTrigger(id: string): Promise<void> {
+    const t = this.triggers.get(id);
+    if (!t) return;
+    this.unindexTrigger(t);
+    this.triggers.delete(id);
+  }
+
+  /** Updates an existing trigger; a missing one stays missing (no partial resurrection). */
+  async updateTrigger(id: string, patch: Partial<Omit<TriggerRecord, 'id'>>): Promise<void> {
+    const t = this.triggers.get(id);
+    if (!t) return;
+    this.unindexTrigger(t);
+    applyPatch(t as unknown as Record<string, unknown>, patch);
+    this.indexTrigger(t);
+  }
+
+  async listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]> {
+    const out: TriggerRecord[] = [];
+    for (const id of this.sensorsByShard.get(shard) ?? []) {
+      const t = this.triggers.get(id)!;
+      if (t.nextPokeAt! <= dueBefore) out.push(cloneTrigger(t));
+    }
+    return out.sort((a, b) => a.nextPokeAt! - b.nextPokeAt! || (a.id < b.id ? -1 : 1));
+  }
+
+  async listEventTriggers(eventKey: string): Promise<TriggerRecord[]> {
+    return [...(this.eventTriggers.get(eventKey) ?? [])]
+      .sort()
+      .map((id) => cloneTrigger(this.triggers.get(id)!));
+  }
+
+  async listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]> {
+    const out: TriggerRecord[] = [];
+    for (const id of this.timeoutTriggers) {
+      const t = this.triggers.get(id)!;
+      if (t.timeoutAt! <= now) out.push(t);
+    }
+    return out
+      .sort((a, b) => a.timeoutAt! - b.timeoutAt! || (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(cloneTrigger);
+  }
+
+  async claimPoke(hashcode: string, cycle: number): Promise<boolean> {
+    const last = this.pokeClaims.get(hashcode);
+    if (last !== undefined && cycle <= last) return false;
+    this.pokeClaims.set(hashcode, cycle);
+    return true;
+  }
+
+  // The indexes mirror the sparse GSIs of the DynamoDB store: an item is in an index
+  // exactly when it carries that index's key attributes.
+  private indexTrigger(t: TriggerRecord): void {
+    if (t.shardcode !== undefined && t.nextPokeAt !== undefined) {
+      const s = this.sensorsByShard.get(t.shardcode) ?? new Set<string>();
+      s.add(t.id);
+      this.sensorsByShard.set(t.shardcode, s);
+    }
+    if (t.eventKey !== undefined) {
+      const s = this.eventTriggers.get(t.eventKey) ?? new Set<string>();
+      s.add(t.id);
+      this.eventTriggers.set(t.eventKey, s);
+    }
+    if (t.timeoutAt !== undefined) this.timeoutTriggers.add(t.id);
+  }
+
+  private unindexTrigger(t: TriggerRecord): void {
+    if (t.shardcode !== undefined) this.sensorsByShard.get(t.shardcode)?.delete(t.id);
+    if (t.eventKey !== undefined) {
+      const s = this.eventTriggers.get(t.eventKey);
+      s?.delete(t.id);
+      if (s?.size === 0) this.eventTriggers.delete(t.eventKey);
+    }
+    this.timeoutTriggers.delete(t.id);
+  }
+
+  // ------------------------------------------------------------------ XCom, signals
+
+  async putXcom(key: XcomKey, value: unknown): Promise<void> {
+    this.xcoms.set(xcomKey(key), JSON.stringify(value === undefined ? null : value));
+  }
+
+  async getXcom(key: XcomKey): Promise<unknown> {
+    const v = this.xcoms.get(xcomKey(key));
+    return v === undefined ? undefined : JSON.parse(v);
+  }
+
+  async putSignal(sig: SignalRecord): Promise<void> {
+    this.signals.set(sig.key, compact({ ...sig, payload: jsonClone(sig.payload) }));
+  }
+
+  /** `expiresAt` is epoch ms, like every time in records; a signal at or past it is gone. */
+  async getSignal(key: string, now: number): Promise<SignalRecord | undefined> {
+    const s = this.signals.get(key);
+    if (!s) return undefined;
+    if (s.expiresAt <= now) {
+      this.signals.delete(key);
+      return undefined;
+    }
+    return { ...s, payload: jsonClone(s.payload) };
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The Store contract on DynamoDB Local (started once by test/setup/global.ts), plus
+ * what only the DynamoDB adapter does: blob offload, size refusal, corrupt items,
+ * request and capacity accounting.
+ */
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { MemoryBlobStore } from '../../lib/adapters/aws/blob.js';
+import { CorruptItemError } from '../../lib/adapters/aws/dynamo-codec.js';
+import { createTables, tableNames } from '../../lib/adapters/aws/dynamo-schema.js';
+import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
+import { OversizedValueError } from '../../lib/engine/errors.js';
+import type { Metrics } from '../../lib/engine/ports.js';
+import { LOCAL_AWS } from '../../local/dynamodb-local.js';
+import { T0, bigValue, run, task } from './fixtures.js';
+import { storeContract } from './store.contract.js';
+
+const endpoint = inject('dynamodbEndpoint');
+if (!endpoint) console.warn('[airless] DynamoDB Local is not running (no Java or jar): skipping the DynamoDB store contract');
+
+const client = new DynamoDBClient({ endpoint: endpoint || 'http://127.0.0.1:1', ...LOCAL_AWS });
+afterAll(() => client.destroy());
+
+let n = 0;
+/** A fresh set of tables per test: DynamoDB Local creates them in a few milliseconds. */
+async function freshPrefix(): Promise<string> {
+  const prefix = `c${process.pid}-${n++}-`;
+  await createTables(client, prefix);
+  return prefix;
+}
+
+describe.skipIf(!endpoint)('DynamoDB store', () => {
+  storeContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+
+  describe('DynamoDB adapter specifics', () => {
+    let prefix: string;
+    beforeEach(async () => {
+      prefix = await freshPrefix();
+    });
+
+    it('offloads large XCom and run conf to the blob store and stores a pointer', async () => {
+      const blobs = new MemoryBlobStore();
+      const store = new DynamoStore({ client, tablePrefix: prefix, blobs });
+      const xk = { dagId: 'd', runId: 'r', taskId: 't', key: 'big' };
+      await store.putXcom(xk, bigValue(400_000));
+      await store.createRun(run('d', 'r', { conf: bigValue(360_000) }));
+      expect([...blobs.blobs.keys()].sort()).toEqual(['conf/d/r', 'xcom/d/r/t/big']);
+      expect(await store.getXcom(xk)).toEqual(bigValue(400_000));
+      expect((await store.getRun('d', 'r'))!.conf).toEqual(bigValue(360_000));
+    });
+
+    it('refuses an oversized value without a blob store, with a clear error', async () => {
+      const store = new DynamoStore({ client, tablePrefix: prefix });
+      const err = await store.putXcom({ dagId: 'd', runId: 'r', taskId: 't', key: 'k' }, bigValue(400_000)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OversizedValueError);
+      expect((err as Error).message).toMatch(/XCom d\/r\/t\/k is \d+ bytes.*400 KB/);
+      await store.putXcom({ dagId: 'd', runId: 'r', taskId: 't', key: 'small' }, bigValue(1000));
+    });
+
+    it('rejects an item with an unknown state read from storage', async () => {
+      const store = new DynamoStore({ client, tablePrefix: prefix });
+      await client.send(
+        new PutItemCommand({
+          TableName: tableNames(prefix).tasks,
+          Item: { runKey: { S: 'd/r' }, taskId: { S: 't' }, dagId: { S: 'd' }, runId: { S: 'r' }, state: { S: 'bogus' }, tryNumber: { N: '0' } },
+        }),
+      );
+      const err = await store.getTask({ dagId: 'd', runId: 'r', taskId: 't' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CorruptItemError);
+      expect((err as Error).message).toMatch(/d\/r\/t.*bogus/);
+      await client.send(
+        new PutItemCommand({ TableName: tableNames(prefix).runs, Item: { dagId: { S: 'd' }, runId: { S: 'r' }, state: { S: 'weird' } } }),
+      );
+      await expect(store.getRun('d', 'r')).rejects.toThrow(CorruptItemError);
+    });
+
+    it('counts requests, capacity and lost races', async () => {
+      const counts = new Map<string, number>();
+      const metrics: Metrics = { count: (k, v = 1) => void counts.set(k, (counts.get(k) ?? 0) + v), timing: () => {} };
+      const store = new DynamoStore({ client, tablePrefix: prefix, metrics });
+      await store.putTask(task('d', 'r', 't', { state: 'queued', tryNumber: 1, dueAt: T0 }));
+      await store.updateTask({ dagId: 'd', runId: 'r', taskId: 't' }, { state: 'running' }, { state: 'success' });
+      await store.getTask({ dagId: 'd', runId: 'r', taskId: 't' });
+      expect(store.usage.requests).toBe(3);
+      expect(counts.get('dynamodb.requests')).toBe(3);
+      expect(counts.get('store.lost_race')).toBe(1);
+      expect(store.usage.wcu).toBeGreaterThanOrEqual(1);
+      expect(store.usage.rcu).toBeGreaterThan(0);
+      expect(counts.get('dynamodb.wcu')).toBe(store.usage.wcu);
+    });
+
+    it('keeps a terminal task out of the due index and its dueShard key out of the record', async () => {
+      const store = new DynamoStore({ client, tablePrefix: prefix });
+      const r = await store.putTask(task('d', 'r', 't', { state: 'success', dueAt: T0 }));
+      expect(r).toMatchObject({ ok: true });
+      expect(r.ok && r.item).not.toHaveProperty('dueAt');
+      expect(await store.getTask({ dagId: 'd', runId: 'r', taskId: 't' })).toEqual(task('d', 'r', 't', { state: 'success' }));
+    });
+  });
+});
