@@ -58,10 +58,13 @@ export interface Store {
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
   listDags(): Promise<DagRecord[]>;
-  /** Compare-and-set on `nextTickAt` (undefined = attribute absent) when `expectNextTickAt` is given. */
+  /**
+   * Updates a DAG record (`null` in the patch removes a field). With `expectNextTickAt`,
+   * a compare-and-set on `nextTickAt` (`null` = the attribute must be absent).
+   */
   updateDag(
     dagId: string,
-    patch: Partial<Omit<DagRecord, 'dagId'>>,
+    patch: { [K in keyof Omit<DagRecord, 'dagId'>]?: DagRecord[K] | null },
     expectNextTickAt?: number | null,
   ): Promise<Cas<DagRecord>>;
   deleteDag(dagId: string): Promise<void>;

@@ -120,8 +120,9 @@ export async function registerManifest(
       await p.store.putDag({ dagId: spec.dagId, bundleVersion: version, spec, paused: spec.pausedOnCreation, updatedAt: now });
       out.added.push(spec.dagId);
     } else if (prev.bundleVersion !== version) {
-      const patch: Partial<DagRecord> = { bundleVersion: version, spec, updatedAt: now };
-      await p.store.updateDag(spec.dagId, scheduleChanged(prev.spec, spec) ? { ...patch, nextTickAt: undefined } : patch);
+      const patch = { bundleVersion: version, spec, updatedAt: now };
+      // A changed schedule starts afresh from its own start date and catch-up rule.
+      await p.store.updateDag(spec.dagId, scheduleChanged(prev.spec, spec) ? { ...patch, nextTickAt: null } : patch);
       out.updated.push(spec.dagId);
     }
   }

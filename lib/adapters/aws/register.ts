@@ -1,0 +1,57 @@
+/**
+ * Registering an uploaded bundle version: the manifest is validated (schedulers read
+ * only manifests; no bundle code runs here), the DAG registry updated, the recurring
+ * schedules synced, and the result written beside the manifest for `airless push`.
+ */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { BundleError } from '../../engine/errors.js';
+import { registerManifest } from '../../engine/runs.js';
+import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../../engine/validate.js';
+import type { AwsPorts } from './wiring.js';
+
+const MANIFEST_KEY = /^bundles\/([A-Za-z0-9_.-]{1,128})\/manifest\.json$/;
+
+export interface RegisterResult {
+  version: string;
+  ok: boolean;
+  error?: string;
+  added?: string[];
+  updated?: string[];
+  removed?: string[];
+  schedules?: { created: string[]; updated: string[]; deleted: string[] };
+}
+
+/** `bundles/<version>/registration.json`: what `airless push` waits for. */
+export const registrationKey = (version: string) => `bundles/${version}/registration.json`;
+
+/**
+ * @example
+ * await registerBundleVersion(ports, 'bundles/3f2a.../manifest.json');
+ */
+export async function registerBundleVersion(p: AwsPorts, key: string): Promise<RegisterResult> {
+  const m = MANIFEST_KEY.exec(key);
+  if (!m) {
+    p.log.warn('ignored an object that is not a bundle manifest', { key });
+    return { version: '', ok: false, error: `not a manifest key: ${key}` };
+  }
+  const version = m[1];
+  let result: RegisterResult;
+  try {
+    const manifest = await p.bundles.manifest(version);
+    if (manifest.formatVersion !== 1 || !Array.isArray(manifest.dags)) throw new BundleError(`manifest of ${version} has an unknown format`);
+    for (const spec of manifest.dags) validateDagSpec(spec, { knownSensorTypes: [...BUILTIN_SENSOR_TYPES, ...(manifest.sensorTypes ?? [])] });
+    const changes = await registerManifest(p, version, manifest);
+    const paused = new Map((await p.store.listDags()).map((d) => [d.dagId, d.paused]));
+    const s = await p.scheduleSync.sync(manifest.dags, { now: p.clock.now(), isPaused: (d) => paused.get(d.dagId) ?? d.pausedOnCreation });
+    result = { version, ok: true, ...changes, schedules: { created: s.created, updated: s.updated, deleted: s.deleted } };
+    p.log.info('bundle registered', { ...result });
+  } catch (err) {
+    result = { version, ok: false, error: (err as Error).message };
+    p.log.error('bundle rejected', { version, error: result.error });
+  }
+  await p.clients.s3.send(new PutObjectCommand({
+    Bucket: p.env.bucket, Key: registrationKey(version),
+    Body: JSON.stringify(result), ContentType: 'application/json',
+  }));
+  return result;
+}

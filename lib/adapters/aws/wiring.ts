@@ -1,0 +1,101 @@
+/**
+ * Builds the engine's ports on AWS from the functions' environment (set by the CDK
+ * stack, see docs/adr/0004-infrastructure.md). Handlers call this once per container.
+ */
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_CONFIG, type Clock, type Log, type Metrics, type Ports } from '../../engine/ports.js';
+import { InvalidInputError } from '../../engine/errors.js';
+import { SystemClock } from '../memory/clock.js';
+import { builtinSensors } from '../../sensors/index.js';
+import { makeClients, type AwsClients } from './clients.js';
+import { DynamoStore } from './dynamo-store.js';
+import { S3BlobStore } from './s3-blob.js';
+import { S3BundleSource } from './s3-bundles.js';
+import { ScheduleSync } from './schedule-sync.js';
+import { SchedulerTimer } from './scheduler-timer.js';
+import { SqsQueue } from './sqs-queue.js';
+
+export interface AwsEnv {
+  tablePrefix: string;
+  queueUrl: string;
+  queueArn: string;
+  bucket: string;
+  shards: number;
+  timerGroup: string;
+  dagScheduleGroup: string;
+  schedulerRoleArn: string;
+  schedulerDlqArn: string;
+  workerTimeoutMs: number;
+  runRetentionMs: number;
+}
+
+/**
+ * Reads the environment the stack sets; a missing variable is named in the error.
+ *
+ * @example
+ * const env = readAwsEnv(process.env);
+ */
+export function readAwsEnv(e: Record<string, string | undefined>): AwsEnv {
+  const need = (k: string): string => {
+    const v = e[k];
+    if (!v) throw new InvalidInputError(`environment variable ${k} is not set (is this function deployed by the Airless stack?)`);
+    return v;
+  };
+  return {
+    tablePrefix: need('AIRLESS_TABLE_PREFIX'),
+    queueUrl: need('AIRLESS_QUEUE_URL'),
+    queueArn: need('AIRLESS_QUEUE_ARN'),
+    bucket: need('AIRLESS_BUCKET'),
+    shards: Number(e.AIRLESS_SHARDS ?? 8),
+    timerGroup: e.AIRLESS_SCHEDULER_GROUP ?? 'airless-timers',
+    dagScheduleGroup: e.AIRLESS_DAG_SCHEDULE_GROUP ?? 'airless-dags',
+    schedulerRoleArn: e.AIRLESS_SCHEDULER_ROLE_ARN ?? '',
+    schedulerDlqArn: e.AIRLESS_SCHEDULER_DLQ_ARN ?? '',
+    workerTimeoutMs: Number(e.AIRLESS_WORKER_TIMEOUT_MS ?? 300_000),
+    runRetentionMs: Number(e.AIRLESS_RUN_RETENTION_MS ?? DEFAULT_CONFIG.runRetentionMs),
+  };
+}
+
+export interface AwsPorts extends Ports {
+  env: AwsEnv;
+  scheduleSync: ScheduleSync;
+  clients: AwsClients;
+  queue: SqsQueue;
+  store: DynamoStore;
+}
+
+/**
+ * @example
+ * const ports = awsPorts(readAwsEnv(process.env), { metrics, log });
+ */
+export function awsPorts(
+  env: AwsEnv,
+  opts: { clients?: AwsClients; metrics: Metrics; log: Log; clock?: Clock; workerId?: string; cacheDir?: string },
+): AwsPorts {
+  const clients = opts.clients ?? makeClients();
+  const clock = opts.clock ?? new SystemClock();
+  const { metrics } = opts;
+  const blobs = new S3BlobStore({ s3: clients.s3, bucket: env.bucket, metrics });
+  const store = new DynamoStore({ client: clients.dynamodb, tablePrefix: env.tablePrefix, metrics, blobs });
+  const queue = new SqsQueue({ client: clients.sqs, queueUrl: env.queueUrl, metrics });
+  const timer = new SchedulerTimer({
+    scheduler: clients.scheduler, queue, groupName: env.timerGroup, targetQueueArn: env.queueArn,
+    roleArn: env.schedulerRoleArn, dlqArn: env.schedulerDlqArn, clock, metrics,
+  });
+  const scheduleSync = new ScheduleSync({
+    scheduler: clients.scheduler, groupName: env.dagScheduleGroup, targetQueueArn: env.queueArn,
+    roleArn: env.schedulerRoleArn, dlqArn: env.schedulerDlqArn, metrics,
+  });
+  return {
+    env, store, queue, timer, clock, metrics, log: opts.log, clients, scheduleSync,
+    bundles: new S3BundleSource({ s3: clients.s3, bucket: env.bucket, cacheDir: opts.cacheDir, metrics }),
+    config: {
+      ...DEFAULT_CONFIG,
+      shards: env.shards,
+      defaultLeaseMs: env.workerTimeoutMs,
+      runRetentionMs: env.runRetentionMs,
+    },
+    sensors: builtinSensors({ s3: clients.s3 }),
+    workerId: opts.workerId ?? randomUUID().slice(0, 8),
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The CLI end to end, as a user runs it: real processes, the example DAGs, exit codes
+ * and the `--json` line. Runs use --time-warp, so retry delays cost no wall time.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(__dirname, '../..');
+const cwd = mkdtempSync(path.join(tmpdir(), 'airless-cli-'));
+
+function airless(...args: string[]) {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/airless.mjs'), ...args], {
+    cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' },
+  });
+  const lines = r.stdout.trim().split('\n');
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, last: lines[lines.length - 1] };
+}
+const examples = path.join(ROOT, 'examples/dags');
+
+describe('airless CLI', () => {
+  it('runs etl_daily to success with --json (retry included, no wall time)', () => {
+    const r = airless('run', examples, '--dag', 'etl_daily', '--time-warp', '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.last);
+    expect(out).toMatchObject({ dagId: 'etl_daily', state: 'success' });
+    const byId = Object.fromEntries(out.tasks.map((t: { taskId: string }) => [t.taskId, t]));
+    expect(byId.extract).toEqual({ taskId: 'extract', state: 'success', tryNumber: 2 });
+    expect(byId.full.state).toBe('skipped');
+    expect(byId.delta.state).toBe('success');
+  });
+
+  it('follows the branch chosen by --conf', () => {
+    const r = airless('run', examples, '--dag', 'etl_daily', '--time-warp', '--json', '--conf', '{"full":true}');
+    const states = Object.fromEntries(JSON.parse(r.last).tasks.map((t: { taskId: string; state: string }) => [t.taskId, t.state]));
+    expect(states).toMatchObject({ full: 'success', delta: 'skipped' });
+  });
+
+  it('prints live progress and a summary table for a person', () => {
+    const r = airless('run', examples, '--dag', 'fan_out_in', '--time-warp');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/fan_out_in\.shard_c {2}running -> failed {2}try 1/);
+    expect(r.stdout).toMatch(/publish +upstream_failed/);
+    expect(r.stdout).toMatch(/report +success/);
+  });
+
+  it('exits 1 when the run fails', () => {
+    const r = airless('run', path.join(ROOT, 'test/fixtures/cli-dags'), '--dag', 'always_fails', '--time-warp', '--json');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.last)).toMatchObject({ state: 'failed', tasks: [{ taskId: 'a', state: 'failed', tryNumber: 2 }, { taskId: 'b', state: 'upstream_failed' }] });
+  });
+
+  it('exits 2 for an unknown DAG, bad --conf, and an invalid DAG folder', () => {
+    const unknown = airless('run', examples, '--dag', 'nope', '--time-warp');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown dag nope');
+    const conf = airless('run', examples, '--dag', 'etl_daily', '--conf', '{oops');
+    expect(conf.code).toBe(2);
+    expect(conf.stderr).toContain('--conf must be a JSON object');
+    const dir = mkdtempSync(path.join(tmpdir(), 'airless-bad-'));
+    writeFileSync(path.join(dir, 'cyclic.ts'), `import { dag } from 'airless';
+export default dag('cyclic', {}, ({ task }) => { const a = task('a', async () => 1); const b = task('b', async () => 2); a.before(b); b.before(a); });\n`);
+    const bad = airless('build', dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/cyclic\.ts: dag cyclic: .*cycle/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('lists DAGs and tests one task in process', () => {
+    const list = airless('dags', 'list', examples, '--json');
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.last).map((d: { dagId: string }) => d.dagId)).toEqual(
+      expect.arrayContaining(['etl_daily', 'fan_out_in', 'branching', 'hourly_catchup', 'reports']));
+    const t = airless('tasks', 'test', examples, 'fan_out_in', 'shard_a');
+    expect(t.code).toBe(0);
+    expect(t.stdout).toContain('fan_out_in.shard_a succeeded, returned 10');
+    const f = airless('tasks', 'test', examples, 'fan_out_in', 'shard_c');
+    expect(f.code).toBe(1);
+    expect(f.stdout).toContain('shard c is corrupt');
+  });
+
+  it('runs every example under --time-warp with a signal sent before the wait', () => {
+    const r = airless('run', examples, '--all', '--time-warp', '--json', '--logical-date', '2026-01-01T00:00:00Z', '--signal', 'approve-{{ ds }}={"by":"ci"}');
+    const runs = JSON.parse(r.last).runs as { dagId: string; state: string }[];
+    expect(runs.map((x) => [x.dagId, x.state])).toEqual(expect.arrayContaining([
+      ['etl_daily', 'success'], ['fan_out_in', 'success'], ['branching', 'success'], ['hourly_catchup', 'success'],
+    ]));
+    expect(r.code === 0).toBe(runs.every((x) => x.state === 'success'));
+  });
+});
