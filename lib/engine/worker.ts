@@ -12,12 +12,12 @@ import {
   type SkipRequest,
   type TaskContext,
 } from './context.js';
-import { loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
+import { hasTask, loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
 import { AirlessError, TaskTimeoutError } from './errors.js';
 import { keyOf } from './follow.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { LoadedBundle, Ports, TaskMessage } from './ports.js';
-import { renderTemplate } from './template.js';
+import { RunningTaskContext } from './task-context.js';
 import { newToken, varsFor } from './waiting.js';
 import { finishTask, type Outcome } from './worker-finish.js';
 import { pokeOnce } from './poke.js';
@@ -35,6 +35,11 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   const rc = await loadRunCtx(p, msg.dagId, msg.runId);
   if (!rc) {
     p.log.warn('message for an unknown run dropped', { ...msg });
+    return 'dropped';
+  }
+  if (!hasTask(rc.spec, msg.taskId)) {
+    // Not retryable: the pinned bundle will never grow this task.
+    p.log.warn('message for an unknown task dropped', { ...msg });
     return 'dropped';
   }
   const t = taskSpec(rc.spec, msg.taskId);
@@ -93,17 +98,18 @@ export async function runBody(
   body: (ctx: TaskContext) => unknown,
 ): Promise<Outcome> {
   const abort = new AbortController();
-  const stopTimer = new AbortController();
+  const timeoutMs = t.executionTimeoutMs;
+  const stopTimer = timeoutMs === undefined ? undefined : new AbortController();
   const ctx = buildContext(p, rc, ti, abort.signal);
   const run = Promise.resolve().then(() => body(ctx));
-  const timeoutMs = t.executionTimeoutMs;
   const timeout =
-    timeoutMs === undefined
+    timeoutMs === undefined || !stopTimer
       ? undefined
       : p.clock.sleep(timeoutMs, stopTimer.signal).then(() => {
           if (stopTimer.signal.aborted) return undefined;
-          abort.abort();
-          throw new TaskTimeoutError(`execution timeout: the try ran longer than ${formatDuration(timeoutMs)}`);
+          const err = new TaskTimeoutError(`execution timeout: the try ran longer than ${formatDuration(timeoutMs)}`);
+          abort.abort(err);
+          throw err;
         });
   try {
     const value = await (timeout ? Promise.race([run, timeout]) : run);
@@ -113,9 +119,12 @@ export async function runBody(
     const e = err as Error;
     return { kind: 'failed', error: e instanceof AirlessError ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(err)}` };
   } finally {
-    stopTimer.abort();
+    // A plain reason: `abort()` without one builds a DOMException (a stack trace) per try.
+    stopTimer?.abort(SETTLED);
   }
 }
+
+const SETTLED = 'try settled';
 
 function toOutcome(t: TaskSpec, value: unknown): Outcome {
   if (isDeferRequest(value)) return { kind: 'deferred', request: value };
@@ -133,30 +142,5 @@ function toOutcome(t: TaskSpec, value: unknown): Outcome {
 
 /** The `ctx` a task body receives. */
 export function buildContext(p: Ports, rc: RunCtx, ti: TaskInstance, signal: AbortSignal): TaskContext {
-  const vars = varsFor(rc, ti.taskId);
-  const fields = { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber };
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return {
-    ...fields,
-    logicalDate: iso(rc.run.logicalDate),
-    dataIntervalStart: iso(rc.run.dataIntervalStart),
-    dataIntervalEnd: iso(rc.run.dataIntervalEnd),
-    ds: iso(rc.run.logicalDate).slice(0, 10),
-    params: { ...rc.spec.params, ...rc.run.conf },
-    conf: rc.run.conf,
-    xcom: {
-      pull: async <T>(taskId: string, key = 'return_value') =>
-        (await p.store.getXcom({ ...keyOf(rc, taskId), key })) as T,
-      push: async (key: string, value: unknown) => p.store.putXcom({ ...keyOf(rc, ti.taskId), key }, value),
-    },
-    log: {
-      info: (msg, f) => p.log.info(msg, { ...fields, ...f }),
-      warn: (msg, f) => p.log.warn(msg, { ...fields, ...f }),
-      error: (msg, f) => p.log.error(msg, { ...fields, ...f }),
-    },
-    render: (template: string) => renderTemplate(template, vars),
-    defer: (opts: DeferOptions): DeferRequest => ({ ...opts, __airless: 'defer' }),
-    skip: (reason?: string): SkipRequest => ({ __airless: 'skip', reason }),
-    signal,
-  };
+  return new RunningTaskContext(rc, ti, p, signal);
 }

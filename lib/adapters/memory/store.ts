@@ -27,8 +27,19 @@ function cloneRun(r: DagRun): DagRun {
   return { ...r, conf: jsonClone(r.conf) };
 }
 
+/** Deep-freezes a value, so a DAG spec can be shared with callers without being changed by them. */
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
+  }
+  return v;
+}
+
+// Specs are JSON-copied and frozen when stored, then shared: getDag is on the hot path
+// (every run start and end), and a frozen spec cannot be changed through an alias.
 function cloneDag(d: DagRecord): DagRecord {
-  return { ...d, spec: jsonClone(d.spec) };
+  return { ...d, spec: Object.isFrozen(d.spec) ? d.spec : deepFreeze(jsonClone(d.spec)) };
 }
 
 function cloneTrigger(t: TriggerRecord): TriggerRecord {
@@ -76,6 +87,8 @@ export class MemoryStore implements Store {
   private readonly dags = new Map<string, DagRecord>();
   private readonly runs = new Map<string, Map<string, DagRun>>();
   private readonly activeRuns = new Map<string, DagRun>();
+  /** Non-terminal runs by DAG: starting queued runs must not scan finished ones. */
+  private readonly activeByDag = new Map<string, Map<string, DagRun>>();
   private readonly tasks = new Map<string, Map<string, TaskInstance>>();
   /** Non-terminal tasks with a dueAt: key -> dueAt (the heap may hold stale entries). */
   private readonly dueLive = new Map<string, number>();
@@ -159,7 +172,9 @@ export class MemoryStore implements Store {
   }
 
   async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
-    const all = [...(this.runs.get(dagId)?.values() ?? [])]
+    const onlyActive = opts.states !== undefined && opts.states.every((st) => !isRunTerminal(st));
+    const source = onlyActive ? this.activeByDag.get(dagId) : this.runs.get(dagId);
+    const all = [...(source?.values() ?? [])]
       .filter((r) => !opts.states || opts.states.includes(r.state))
       .sort((a, b) => b.logicalDate - a.logicalDate || (a.runId < b.runId ? 1 : -1));
     return (opts.limit === undefined ? all : all.slice(0, opts.limit)).map(cloneRun);
@@ -171,8 +186,15 @@ export class MemoryStore implements Store {
 
   private indexRun(r: DagRun): void {
     const k = runKey(r.dagId, r.runId);
-    if (isRunTerminal(r.state)) this.activeRuns.delete(k);
-    else this.activeRuns.set(k, r);
+    let byDag = this.activeByDag.get(r.dagId);
+    if (isRunTerminal(r.state)) {
+      this.activeRuns.delete(k);
+      byDag?.delete(r.runId);
+    } else {
+      this.activeRuns.set(k, r);
+      if (!byDag) this.activeByDag.set(r.dagId, (byDag = new Map()));
+      byDag.set(r.runId, r);
+    }
   }
 
   /**
