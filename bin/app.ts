@@ -1,16 +1,20 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { AirlessStack } from '../lib/infra/stack.js';
 
-// cdk-nag is a gate: an unacknowledged AwsSolutions finding fails `cdk synth`.
+// cdk-nag is a gate: an unacknowledged AwsSolutions finding fails `cdk synth` and `cdk deploy`.
 const app = new App();
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+const context = (key: string): string | undefined => app.node.tryGetContext(key)?.toString();
+const shards = context('shards');
 new AirlessStack(app, 'Airless', {
   stackName: 'Airless',
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   airless: {
-    alarmEmail: app.node.tryGetContext('alarmEmail'),
-    shards: app.node.tryGetContext('shards') === undefined ? undefined : Number(app.node.tryGetContext('shards')),
+    alarmEmail: context('alarmEmail'),
+    shards: shards === undefined ? undefined : Number(shards),
+    removalPolicy: context('destroy') === 'true' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   },
 });
 app.synth();

@@ -1,0 +1,187 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { fileURLToPath } from 'node:url';
+import { InvalidInputError } from '../engine/errors.js';
+import type { BundleBucket } from './bundle-bucket.js';
+import type { ReadyQueue } from './ready-queue.js';
+import type { Schedules } from './schedules.js';
+import type { StateTables } from './state-tables.js';
+
+/** Repository root: entries, lock file and esbuild are resolved from here. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface FunctionsProps {
+  readonly state: StateTables;
+  readonly readyQueue: ReadyQueue;
+  readonly bundles: BundleBucket;
+  readonly schedules: Schedules;
+  /** @default 8 */
+  readonly shards?: number;
+  /** @default 1024 */
+  readonly workerMemoryMb?: number;
+  /** At most 15 minutes (the Lambda limit). @default Duration.minutes(5) */
+  readonly workerTimeout?: Duration;
+  /** SQS event source maximum concurrency (2..1000). @default 50 */
+  readonly workerMaxConcurrency?: number;
+  /** Messages per worker invocation (1..10). @default 10 */
+  readonly workerBatchSize?: number;
+  /** Finished runs expire this long after they end. @default Duration.days(90) */
+  readonly runRetention?: Duration;
+  /** Extra permissions for task and sensor code: worker and poker only. @default none */
+  readonly taskPolicies?: iam.PolicyStatement[];
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** Of the log groups. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+function checkInt(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidInputError(`${name} must be an integer in ${min}..${max}, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * The four Lambda functions (Node 24, arm64, ESM bundles built by the local esbuild),
+ * each with its own role holding only what it uses, and its own log group.
+ *
+ * @example
+ * const fns = new Functions(this, 'Functions', { state, readyQueue, bundles, schedules });
+ * fns.worker.addEnvironment('EXTRA', '1');
+ */
+export class Functions extends Construct {
+  /** The reconcile tick, every minute. */
+  public readonly tick: NodejsFunction;
+  /** Runs task tries from the ready queue. */
+  public readonly worker: NodejsFunction;
+  /** Pokes the sensors of one shard per invocation. */
+  public readonly poker: NodejsFunction;
+  /** Registers a bundle version when its manifest lands in S3. */
+  public readonly registerBundle: NodejsFunction;
+  /** The worker's SQS event source. */
+  public readonly workerEventSource: SqsEventSource;
+  /** Log groups by function. */
+  public readonly logGroups: Readonly<Record<'tick' | 'worker' | 'poker' | 'registerBundle', logs.LogGroup>>;
+
+  constructor(scope: Construct, id: string, props: FunctionsProps) {
+    super(scope, id);
+    const shards = checkInt('shards', props.shards ?? 8, 1, 256);
+    const workerMemoryMb = checkInt('workerMemoryMb', props.workerMemoryMb ?? 1024, 128, 10_240);
+    const workerTimeout = props.workerTimeout ?? Duration.minutes(5);
+    checkInt('workerTimeout (seconds)', workerTimeout.toSeconds(), 1, 900);
+    const maxConcurrency = checkInt('workerMaxConcurrency', props.workerMaxConcurrency ?? 50, 2, 1000);
+    const batchSize = checkInt('workerBatchSize', props.workerBatchSize ?? 10, 1, 10);
+    const runRetention = props.runRetention ?? Duration.days(90);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const { state, readyQueue, bundles, schedules } = props;
+
+    const environment: Record<string, string> = {
+      ...state.environment(),
+      ...schedules.environment(),
+      AIRLESS_QUEUE_URL: readyQueue.queue.queueUrl,
+      AIRLESS_QUEUE_ARN: readyQueue.queue.queueArn,
+      AIRLESS_BUCKET: bundles.bucket.bucketName,
+      AIRLESS_SHARDS: String(shards),
+      AIRLESS_WORKER_TIMEOUT_MS: String(workerTimeout.toMilliseconds()),
+      AIRLESS_RUN_RETENTION_MS: String(runRetention.toMilliseconds()),
+      POWERTOOLS_SERVICE_NAME: 'airless',
+      POWERTOOLS_METRICS_NAMESPACE: 'Airless',
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+
+    const logGroups: Record<string, logs.LogGroup> = {};
+    const make = (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string }) => {
+      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        removalPolicy,
+      });
+      // An own role instead of the default one: the default attaches the managed
+      // AWSLambdaBasicExecutionRole, which may write to any log group.
+      const role = new iam.Role(this, `${name}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `Airless ${entry}`,
+      });
+      logGroup.grantWrite(role);
+      logGroups[name.charAt(0).toLowerCase() + name.slice(1)] = logGroup;
+      return new NodejsFunction(this, name, {
+        entry: `${PROJECT_ROOT}functions/${entry}.ts`,
+        projectRoot: PROJECT_ROOT,
+        depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+        handler: 'handler',
+        runtime: lambda.Runtime.NODEJS_24_X,
+        architecture: lambda.Architecture.ARM_64,
+        memorySize: opts.memorySize,
+        timeout: opts.timeout,
+        description: opts.description,
+        role,
+        logGroup,
+        environment,
+        bundling: {
+          format: OutputFormat.ESM,
+          target: 'node24',
+          mainFields: ['module', 'main'],
+          minify: true,
+          sourceMap: true,
+          sourcesContent: false,
+          // CommonJS dependencies bundled into ESM still call require().
+          banner: "import { createRequire as __airlessCreateRequire } from 'node:module'; const require = __airlessCreateRequire(import.meta.url);",
+          externalModules: ['@aws-sdk/*'],
+        },
+      });
+    };
+
+    this.tick = make('Tick', 'tick', {
+      memorySize: 512,
+      timeout: Duration.minutes(2),
+      description: 'Airless reconcile tick (every minute)',
+    });
+    this.worker = make('Worker', 'worker', {
+      memorySize: workerMemoryMb,
+      timeout: workerTimeout,
+      description: 'Airless worker: runs task tries from the ready queue',
+    });
+    this.poker = make('Poker', 'poker', {
+      memorySize: 512,
+      timeout: Duration.minutes(2),
+      description: 'Airless poker: pokes the sensors of one shard',
+    });
+    this.registerBundle = make('RegisterBundle', 'register-bundle', {
+      memorySize: 512,
+      timeout: Duration.minutes(2),
+      description: 'Airless bundle registration (S3 manifest notification)',
+    });
+    this.logGroups = logGroups as Functions['logGroups'];
+
+    for (const fn of this.all) {
+      state.grantReadWriteData(fn);
+      readyQueue.queue.grantSendMessages(fn);
+    }
+    for (const fn of [this.tick, this.worker, this.poker]) schedules.grantTimers(fn);
+    schedules.grantDagSchedules(this.registerBundle);
+    for (const fn of [this.worker, this.poker, this.registerBundle]) bundles.grantReadBundles(fn);
+    bundles.grantReadBlobs(this.worker);
+    bundles.grantWriteBlobs(this.worker);
+    for (const statement of props.taskPolicies ?? []) {
+      this.worker.addToRolePolicy(statement);
+      this.poker.addToRolePolicy(statement);
+    }
+
+    this.workerEventSource = new SqsEventSource(readyQueue.queue, {
+      batchSize,
+      reportBatchItemFailures: true,
+      maxConcurrency,
+    });
+    this.worker.addEventSource(this.workerEventSource);
+  }
+
+  /** The four functions: tick, worker, poker, register-bundle. */
+  get all(): NodejsFunction[] {
+    return [this.tick, this.worker, this.poker, this.registerBundle];
+  }
+}

@@ -1,0 +1,40 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { Airless, type AirlessProps } from './airless.js';
+
+export interface AirlessStackProps extends StackProps {
+  /** Props of the {@link Airless} construct. @default all defaults */
+  readonly airless?: AirlessProps;
+}
+
+/**
+ * The default deployment: one {@link Airless} construct and the outputs the CLI reads.
+ *
+ * @example
+ * const app = new App();
+ * new AirlessStack(app, 'Airless', { airless: { alarmEmail: 'ops@example.com' } });
+ */
+export class AirlessStack extends Stack {
+  public readonly airless: Airless;
+
+  constructor(scope: Construct, id: string, props: AirlessStackProps = {}) {
+    super(scope, id, { description: 'Airless: Airflow semantics on Lambda, DynamoDB, SQS and EventBridge Scheduler', ...props });
+    this.airless = new Airless(this, 'Airless', props.airless);
+
+    const a = this.airless;
+    const output = (id: string, value: string, description: string) =>
+      new CfnOutput(this, id, { value, description });
+    output('BucketName', a.bundles.bucket.bucketName, 'Bundle bucket (airless push)');
+    for (const [tableId, table] of Object.entries(a.state.tables)) {
+      output(`Table${tableId.charAt(0).toUpperCase()}${tableId.slice(1)}`, table.tableName, `DynamoDB table ${tableId}`);
+    }
+    output('TablePrefix', a.state.tablePrefix, 'Prefix of every table name');
+    output('QueueUrl', a.readyQueue.queue.queueUrl, 'Ready queue');
+    output('DeadLetterQueueUrl', a.readyQueue.deadLetterQueue.queueUrl, 'Poison messages of the ready queue');
+    output('SchedulerDeadLetterQueueUrl', a.readyQueue.schedulerDeadLetterQueue.queueUrl, 'Undeliverable schedules');
+    output('DashboardUrl', a.monitoring.dashboardUrl, 'CloudWatch dashboard');
+    output('SchedulerGroup', a.schedules.timerGroupName, 'Schedule group of one-time timers');
+    output('DagScheduleGroup', a.schedules.dagGroupName, 'Schedule group of DAG schedules');
+    output('AlarmTopicArn', a.monitoring.alarmTopic.topicArn, 'Alarm notifications');
+  }
+}

@@ -1,0 +1,131 @@
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { InvalidInputError } from '../engine/errors.js';
+import { acknowledgeWildcardResource } from './nag.js';
+import { tableDefinitions, tableEnvName, type KeyAttr, type TableDefinition } from './table-definitions.js';
+
+export interface StateTablesProps {
+  /**
+   * Table names are `tablePrefix + suffix` (`Airless-tasks`) so that the functions, the
+   * CLI and `createTables()` derive them from one prefix.
+   * @default `${stackName}-`
+   */
+  readonly tablePrefix?: string;
+  /**
+   * What happens to the tables when they leave the stack. With RETAIN, deletion
+   * protection is on as well.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * The table definitions to create.
+   * @default tableDefinitions: every table of lib/adapters/aws/dynamo-schema.ts
+   */
+  readonly definitions?: readonly TableDefinition[];
+}
+
+const attributeType: Record<KeyAttr['type'], dynamodb.AttributeType> = {
+  S: dynamodb.AttributeType.STRING,
+  N: dynamodb.AttributeType.NUMBER,
+};
+
+function key(a: KeyAttr): dynamodb.Attribute {
+  return { name: a.name, type: attributeType[a.type] };
+}
+
+/**
+ * The orchestrator state in DynamoDB: on-demand, point-in-time recovery, encrypted
+ * with the AWS-managed key, TTL on finished runs.
+ *
+ * @example
+ * const state = new StateTables(this, 'State', { removalPolicy: RemovalPolicy.DESTROY });
+ * state.grantReadWriteData(myFunction);
+ */
+export class StateTables extends Construct {
+  /** Tables by schema id (`dags`, `runs`, `tasks`, `triggers`, `kv`). */
+  public readonly tables: Readonly<Record<string, dynamodb.Table>>;
+  /** The prefix of every table name. */
+  public readonly tablePrefix: string;
+  private readonly indexed = new Set<dynamodb.Table>();
+
+  constructor(scope: Construct, id: string, props: StateTablesProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.tablePrefix = props.tablePrefix ?? `${Stack.of(this).stackName}-`;
+    const tables: Record<string, dynamodb.Table> = {};
+    for (const { id: tableId, def } of props.definitions ?? tableDefinitions) {
+      const table = new dynamodb.Table(this, pascal(tableId), {
+        tableName: `${this.tablePrefix}${def.suffix}`,
+        partitionKey: key(def.partitionKey),
+        sortKey: def.sortKey && key(def.sortKey),
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        // AWS-managed rather than AWS-owned: key use shows in CloudTrail, at no key fee;
+        // a customer key would add $1/month and a key policy to keep right for no gain here.
+        encryption: dynamodb.TableEncryption.AWS_MANAGED,
+        timeToLiveAttribute: def.ttlAttribute,
+        deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+        removalPolicy,
+      });
+      for (const index of def.gsis) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.indexName,
+          partitionKey: key(index.partitionKey),
+          sortKey: index.sortKey && key(index.sortKey),
+          projectionType: dynamodb.ProjectionType.ALL,
+        });
+      }
+      for (const index of def.lsis) {
+        if (!index.sortKey) throw new InvalidInputError(`local index ${index.indexName} of ${tableId} needs a sort key`);
+        table.addLocalSecondaryIndex({
+          indexName: index.indexName,
+          sortKey: key(index.sortKey),
+          projectionType: dynamodb.ProjectionType.ALL,
+        });
+      }
+      if (def.gsis.length + def.lsis.length > 0) this.indexed.add(table);
+      tables[tableId] = table;
+    }
+    this.tables = tables;
+  }
+
+  /** Every table, in definition order. */
+  get all(): dynamodb.Table[] {
+    return Object.values(this.tables);
+  }
+
+  /**
+   * The environment a function needs to find the tables.
+   * @example
+   * new lambda.Function(this, 'F', { ..., environment: state.environment() });
+   */
+  environment(): Record<string, string> {
+    const env: Record<string, string> = { AIRLESS_TABLE_PREFIX: this.tablePrefix };
+    for (const [tableId, table] of Object.entries(this.tables)) env[tableEnvName(tableId)] = table.tableName;
+    return env;
+  }
+
+  /**
+   * Read and write items (and query indexes) of every table; no table management.
+   * @example
+   * state.grantReadWriteData(worker);
+   */
+  grantReadWriteData(grantee: IGrantable): void {
+    for (const table of this.all) {
+      table.grantReadWriteData(grantee);
+      if (this.indexed.has(table)) {
+        acknowledgeWildcardResource(
+          grantee,
+          `${table.tableArn}/index/*`,
+          'Queries the secondary indexes of this table only (index names are fixed by dynamo-schema.ts).',
+        );
+      }
+    }
+  }
+}
+
+function pascal(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

@@ -1,0 +1,319 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tableNames } from '../../lib/adapters/aws/dynamo-schema.js';
+import type { AirlessStack } from '../../lib/infra/stack.js';
+import { tableDefinitions } from '../../lib/infra/table-definitions.js';
+import { actionsOf, logicalId, resourcesOf, statementsOfRole, synthAirless } from './synth.js';
+
+let stack: AirlessStack;
+let template: Template;
+const ids: Record<string, string> = {};
+let tableIds: string[];
+
+beforeAll(() => {
+  ({ stack, template } = synthAirless());
+  const a = stack.airless;
+  tableIds = a.state.all.map((t) => logicalId(stack, t));
+  Object.assign(ids, {
+    queue: logicalId(stack, a.readyQueue.queue),
+    dlq: logicalId(stack, a.readyQueue.deadLetterQueue),
+    schedulerDlq: logicalId(stack, a.readyQueue.schedulerDeadLetterQueue),
+    bucket: logicalId(stack, a.bundles.bucket),
+    topic: logicalId(stack, a.monitoring.alarmTopic as never),
+    targetRole: logicalId(stack, a.schedules.targetRole),
+    invokerRole: logicalId(stack, a.schedules.invokerRole),
+    tick: logicalId(stack, a.functions.tick),
+    worker: logicalId(stack, a.functions.worker),
+    poker: logicalId(stack, a.functions.poker),
+    registerBundle: logicalId(stack, a.functions.registerBundle),
+    tickRole: logicalId(stack, a.functions.tick.role as never),
+    workerRole: logicalId(stack, a.functions.worker.role as never),
+    pokerRole: logicalId(stack, a.functions.poker.role as never),
+    registerRole: logicalId(stack, a.functions.registerBundle.role as never),
+  });
+});
+
+const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+describe('default Airless stack', () => {
+  it('creates the expected resources', () => {
+    const counts: Record<string, number> = {
+      'AWS::DynamoDB::Table': 5,
+      'AWS::SQS::Queue': 3,
+      'AWS::S3::Bucket': 2,
+      // the four functions plus CDK's bucket-notifications handler
+      'AWS::Lambda::Function': 5,
+      'AWS::Lambda::EventSourceMapping': 1,
+      'AWS::Logs::LogGroup': 4,
+      'AWS::Scheduler::ScheduleGroup': 3,
+      'AWS::Scheduler::Schedule': 9,
+      'AWS::CloudWatch::Dashboard': 1,
+      'AWS::CloudWatch::Alarm': 11,
+      'AWS::SNS::Topic': 1,
+      'AWS::KMS::Key': 1,
+      'Custom::S3BucketNotifications': 1,
+    };
+    for (const [type, n] of Object.entries(counts)) template.resourceCountIs(type, n);
+  });
+
+  it('runs every Airless function on Node 24, arm64, with its own log group and the documented env', () => {
+    const fns = [ids.tick, ids.worker, ids.poker, ids.registerBundle].map(
+      (id) => resourcesOf(template, 'AWS::Lambda::Function')[id].Properties,
+    );
+    for (const fn of fns) {
+      expect(fn.Runtime).toBe('nodejs24.x');
+      expect(fn.Architectures).toEqual(['arm64']);
+      expect(fn.Handler).toBe('index.handler');
+      expect(fn.LoggingConfig.LogGroup).toEqual({ Ref: expect.stringMatching(/Logs/) });
+      expect(Object.keys(fn.Environment.Variables).sort()).toEqual(
+        [
+          'AIRLESS_BUCKET',
+          'AIRLESS_DAG_SCHEDULE_GROUP',
+          'AIRLESS_QUEUE_ARN',
+          'AIRLESS_QUEUE_URL',
+          'AIRLESS_RUN_RETENTION_MS',
+          'AIRLESS_SCHEDULER_DLQ_ARN',
+          'AIRLESS_SCHEDULER_GROUP',
+          'AIRLESS_SCHEDULER_ROLE_ARN',
+          'AIRLESS_SHARDS',
+          'AIRLESS_TABLE_DAGS',
+          'AIRLESS_TABLE_KV',
+          'AIRLESS_TABLE_PREFIX',
+          'AIRLESS_TABLE_RUNS',
+          'AIRLESS_TABLE_TASKS',
+          'AIRLESS_TABLE_TRIGGERS',
+          'AIRLESS_WORKER_TIMEOUT_MS',
+          'NODE_OPTIONS',
+          'POWERTOOLS_METRICS_NAMESPACE',
+          'POWERTOOLS_SERVICE_NAME',
+        ].sort(),
+      );
+      expect(fn.Environment.Variables).toMatchObject({
+        AIRLESS_SHARDS: '8',
+        AIRLESS_SCHEDULER_GROUP: 'Airless-timers',
+        AIRLESS_TABLE_PREFIX: 'Airless-',
+        AIRLESS_TABLE_TASKS: { Ref: logicalId(stack, stack.airless.state.tables.tasks) },
+        POWERTOOLS_METRICS_NAMESPACE: 'Airless',
+        POWERTOOLS_SERVICE_NAME: 'airless',
+      });
+    }
+    const worker = resourcesOf(template, 'AWS::Lambda::Function')[ids.worker].Properties;
+    expect(worker.MemorySize).toBe(1024);
+    expect(worker.Timeout).toBe(300);
+    expect(worker.ReservedConcurrentExecutions).toBeUndefined();
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('feeds the worker from the ready queue with partial batch failures and capped concurrency', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: ids.worker },
+      EventSourceArn: arnOf(ids.queue),
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 50 },
+    });
+  });
+
+  it('keeps state in on-demand tables with PITR, SSE, deletion protection, and the schema\'s keys, indexes and TTL', () => {
+    const tables = resourcesOf(template, 'AWS::DynamoDB::Table');
+    for (const table of Object.values(tables)) {
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.Properties).toMatchObject({
+        TableName: expect.stringMatching(/^Airless-/),
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        // SSEEnabled without a key id is the AWS-managed key (aws/dynamodb); absent would be the AWS-owned key
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: true,
+      });
+      expect(table.Properties.SSESpecification.KMSMasterKeyId).toBeUndefined();
+    }
+    const byName = Object.fromEntries(Object.values(tables).map((t) => [t.Properties.TableName, t.Properties]));
+    expect(Object.keys(byName).sort()).toEqual(Object.values(tableNames('Airless-')).sort());
+    for (const { def } of tableDefinitions) {
+      const t = byName[`Airless-${def.suffix}`];
+      expect(t.KeySchema[0]).toEqual({ AttributeName: def.partitionKey.name, KeyType: 'HASH' });
+      expect((t.GlobalSecondaryIndexes ?? []).map((i: any) => i.IndexName)).toEqual(def.gsis.map((g) => g.indexName));
+      expect((t.LocalSecondaryIndexes ?? []).map((i: any) => i.IndexName)).toEqual(def.lsis.map((g) => g.indexName));
+      expect(t.TimeToLiveSpecification).toEqual(
+        def.ttlAttribute ? { AttributeName: def.ttlAttribute, Enabled: true } : undefined,
+      );
+    }
+  });
+
+  it('encrypts every queue, redrives the ready queue after 5 receives, and sizes visibility to 6x the worker timeout', () => {
+    template.allResourcesProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+    const queues = resourcesOf(template, 'AWS::SQS::Queue');
+    expect(queues[ids.queue].Properties).toMatchObject({
+      VisibilityTimeout: 1800,
+      RedrivePolicy: { deadLetterTargetArn: arnOf(ids.dlq), maxReceiveCount: 5 },
+    });
+    expect(queues[ids.dlq].Properties.MessageRetentionPeriod).toBe(14 * 86400);
+    expect(queues[ids.schedulerDlq].Properties.MessageRetentionPeriod).toBe(14 * 86400);
+    for (const id of [ids.queue, ids.dlq, ids.schedulerDlq]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('keeps the bundle bucket private, SSL-only, encrypted, versioned and logged', () => {
+    template.allResourcesProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+    });
+    const bucket = resourcesOf(template, 'AWS::S3::Bucket')[ids.bucket].Properties;
+    expect(bucket.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(bucket.LoggingConfiguration.DestinationBucketName).toEqual({
+      Ref: logicalId(stack, stack.airless.bundles.accessLogBucket),
+    });
+    expect(bucket.LifecycleConfiguration.Rules[0].NoncurrentVersionExpiration).toEqual({ NoncurrentDays: 30 });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: ids.bucket },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('invokes register-bundle for bundles/*/manifest.json only', () => {
+    const notifications = Object.values(resourcesOf(template, 'Custom::S3BucketNotifications'));
+    expect(notifications).toHaveLength(1);
+    const config = notifications[0].Properties.NotificationConfiguration;
+    expect(Object.keys(config)).toEqual(['LambdaFunctionConfigurations']);
+    expect(config.LambdaFunctionConfigurations).toHaveLength(1);
+    const [lambda] = config.LambdaFunctionConfigurations;
+    expect(lambda.Events).toEqual(['s3:ObjectCreated:*']);
+    expect(lambda.LambdaFunctionArn).toEqual(arnOf(ids.registerBundle));
+    const rules = Object.fromEntries(lambda.Filter.Key.FilterRules.map((r: any) => [r.Name, r.Value]));
+    expect(rules).toEqual({ prefix: 'bundles/', suffix: 'manifest.json' });
+  });
+
+  it('ticks every minute and pokes each of the 8 shards every minute', () => {
+    const schedules = Object.values(resourcesOf(template, 'AWS::Scheduler::Schedule')).map((s) => s.Properties);
+    for (const s of schedules) {
+      expect(s.ScheduleExpression).toBe('rate(1 minute)');
+      expect(s.GroupName).toBe('Airless-system');
+      expect(s.Target.RoleArn).toEqual(arnOf(ids.invokerRole));
+      expect(s.Target.DeadLetterConfig.Arn).toEqual(arnOf(ids.schedulerDlq));
+    }
+    const tick = schedules.filter((s) => JSON.stringify(s.Target.Arn) === JSON.stringify(arnOf(ids.tick)));
+    expect(tick).toHaveLength(1);
+    const pokerInputs = schedules
+      .filter((s) => JSON.stringify(s.Target.Arn) === JSON.stringify(arnOf(ids.poker)))
+      .map((s) => JSON.parse(s.Target.Input).shard)
+      .sort((a, b) => a - b);
+    expect(pokerInputs).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('lets the scheduler target role send only to the ready queue and its DLQ', () => {
+    const statements = statementsOfRole(template, ids.targetRole);
+    expect(statements).toEqual([
+      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: [arnOf(ids.queue), arnOf(ids.schedulerDlq)] },
+    ]);
+    const invoker = statementsOfRole(template, ids.invokerRole);
+    expect(invoker.flatMap(actionsOf).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+  });
+
+  it('scopes function permissions: no "*" resource but ListSchedules, consume and blob writes for the worker only', () => {
+    const byRole = {
+      tick: statementsOfRole(template, ids.tickRole),
+      worker: statementsOfRole(template, ids.workerRole),
+      poker: statementsOfRole(template, ids.pokerRole),
+      register: statementsOfRole(template, ids.registerRole),
+    };
+    for (const [name, statements] of Object.entries(byRole)) {
+      for (const s of statements) {
+        if (s.Resource === '*') expect([name, actionsOf(s)]).toEqual(['register', ['scheduler:ListSchedules']]);
+        for (const a of actionsOf(s)) expect(a).not.toMatch(/\*/);
+      }
+    }
+    const dynamo = byRole.worker.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.length).toBeGreaterThan(0);
+    for (const s of dynamo) {
+      const resources = Array.isArray(s.Resource) ? s.Resource : [s.Resource];
+      for (const r of resources) expect(tableIds.some((t) => JSON.stringify(r).includes(t))).toBe(true);
+    }
+
+    const has = (statements: any[], action: string) => statements.some((s) => actionsOf(s).includes(action));
+    expect(has(byRole.worker, 'sqs:ReceiveMessage')).toBe(true);
+    for (const other of [byRole.tick, byRole.poker, byRole.register]) {
+      expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
+      expect(has(other, 's3:PutObject')).toBe(false);
+    }
+    const put = byRole.worker.find((s) => actionsOf(s).includes('s3:PutObject'));
+    expect(JSON.stringify(put.Resource)).toContain('/blobs/*');
+    expect(has(byRole.tick, 's3:GetObject')).toBe(false);
+    expect(has(byRole.register, 'scheduler:UpdateSchedule')).toBe(true);
+    expect(has(byRole.worker, 'scheduler:UpdateSchedule')).toBe(false);
+    const pass = byRole.worker.find((s) => actionsOf(s).includes('iam:PassRole'));
+    expect(pass).toMatchObject({
+      Resource: arnOf(ids.targetRole),
+      Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    });
+  });
+
+  it('alarms on both DLQs, the oldest message, and errors and throttles of every function', () => {
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    const on = (metric: string, ref: string) =>
+      alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(ref));
+    expect(on('ApproximateNumberOfMessagesVisible', ids.dlq)).toHaveLength(1);
+    expect(on('ApproximateNumberOfMessagesVisible', ids.schedulerDlq)).toHaveLength(1);
+    const age = on('ApproximateAgeOfOldestMessage', ids.queue);
+    expect(age).toHaveLength(1);
+    expect(age[0].Threshold).toBe(1800);
+    expect(on('ApproximateNumberOfMessagesVisible', ids.dlq)[0].Threshold).toBe(1);
+    for (const fn of [ids.tick, ids.worker, ids.poker, ids.registerBundle]) {
+      expect(on('Errors', fn)).toHaveLength(1);
+      expect(on('Throttles', fn)).toHaveLength(1);
+    }
+    for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
+  });
+
+  it('encrypts the alarm topic with a rotating key and requires SSL', () => {
+    const topic = resourcesOf(template, 'AWS::SNS::Topic')[ids.topic].Properties;
+    expect(topic.KmsMasterKeyId).toEqual(arnOf(logicalId(stack, stack.airless.monitoring.topicKey!)));
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('builds a dashboard with the custom metrics, queues, functions and table', () => {
+    const dashboard = Object.values(resourcesOf(template, 'AWS::CloudWatch::Dashboard'))[0].Properties;
+    const body = JSON.stringify(stack.resolve(dashboard.DashboardBody));
+    for (const name of ['TaskSucceeded', 'TaskFailed', 'SchedulingLagMs', 'LostRaces', 'Pokes', 'DedupRatio', 'SensorsWaiting', 'TasksDeferred']) {
+      expect(body).toContain(`\\"${name}\\"`);
+    }
+    for (const name of ['ApproximateAgeOfOldestMessage', 'Throttles', 'Duration', 'WriteThrottleEvents', 'ConsumedWriteCapacityUnits']) {
+      expect(body).toContain(name);
+    }
+    expect(body).toContain('\\"service\\",\\"airless\\"');
+  });
+
+  it('outputs what the CLI needs', () => {
+    const outputs = Object.keys(template.findOutputs('*'));
+    for (const o of ['BucketName', 'TableTasks', 'TableRuns', 'TableDags', 'TableTriggers', 'TableKv', 'TablePrefix', 'QueueUrl', 'DeadLetterQueueUrl', 'DashboardUrl', 'SchedulerGroup']) {
+      expect(outputs).toContain(o);
+    }
+  });
+});
