@@ -71,7 +71,7 @@ export class Functions extends Construct {
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
-    const shards = checkInt('shards', props.shards ?? 8, 1, 256);
+    const shards = checkInt('shards', props.shards ?? 8, 1, 64);
     const workerMemoryMb = checkInt('workerMemoryMb', props.workerMemoryMb ?? 1024, 128, 10_240);
     const workerTimeout = props.workerTimeout ?? Duration.minutes(5);
     checkInt('workerTimeout (seconds)', workerTimeout.toSeconds(), 1, 900);

@@ -156,8 +156,8 @@ export class Schedules extends Construct {
    */
   addSystemSchedules(targets: SystemTargets): void {
     const { tick, poker, shards } = targets;
-    if (!Number.isInteger(shards) || shards < 1 || shards > 256) {
-      throw new InvalidInputError(`shards must be an integer in 1..256, got ${shards}`);
+    if (!Number.isInteger(shards) || shards < 1 || shards > 64) {
+      throw new InvalidInputError(`shards must be an integer in 1..64, got ${shards}`);
     }
     if (this.systemSchedules.length > 0) throw new InvalidInputError('system schedules were already added');
     this.invokerRole.addToPrincipalPolicy(
