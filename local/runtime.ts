@@ -122,11 +122,18 @@ export class EmbeddedRuntime {
       if (this.inflight.size > 0) {
         const progressed = await this.waitForProgress();
         // On a virtual clock, tasks that wait on the clock (execution timeouts) can only
-        // move when time does: after a few idle turns, jump to the next sleeper.
+        // move when time does: after a few idle turns, move time to the next event of
+        // any kind (a timer, a delayed message, a tick, a sleeper), never past one.
         if (!progressed && this.clock instanceof VirtualClock && ++spins > 20) {
-          const next = this.clock.nextWakeAt();
-          if (next !== undefined) this.clock.advanceTo(next);
           spins = 0;
+          if (this.clock.now() >= this.nextTickAt) {
+            this.nextTickAt = this.clock.now() + this.tickMs;
+            await this.tick();
+          } else {
+            const next = this.nextEventAt();
+            if (next > horizon) return 'stalled';
+            this.clock.advanceTo(next);
+          }
         }
         continue;
       }

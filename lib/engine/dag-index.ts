@@ -28,9 +28,29 @@ export function hasTask(spec: DagSpec, taskId: string): boolean {
   }
 }
 
+const concurrentWithUpstream = new WeakMap<DagSpec, boolean>();
+
+/**
+ * True when a task may run while one of its upstreams still runs: `always` runs when the
+ * run starts, and the `one_*` rules of a task with several upstreams fire on the first. The
+ * DAG's width (maxParallelism) assumes a task waits for its ancestors, so it is no
+ * bound for such a DAG.
+ */
+function runsBesideUpstream(spec: DagSpec): boolean {
+  let v = concurrentWithUpstream.get(spec);
+  if (v === undefined) {
+    v = spec.tasks.some((t) =>
+      (t.triggerRule === 'always' && t.upstream.length > 0) ||
+      ((t.triggerRule === 'one_success' || t.triggerRule === 'one_failed' || t.triggerRule === 'one_done') && t.upstream.length > 1));
+    concurrentWithUpstream.set(spec, v);
+  }
+  return v;
+}
+
 /** The maxActiveTasks counter is kept only when the limit can bind. */
 export function countsSlots(spec: DagSpec): boolean {
-  return spec.maxActiveTasks < (spec.maxParallelism || Number.POSITIVE_INFINITY);
+  const bound = runsBesideUpstream(spec) ? spec.tasks.length : spec.maxParallelism || Number.POSITIVE_INFINITY;
+  return spec.maxActiveTasks < bound;
 }
 
 /** A run and the DAG spec it pinned. */

@@ -12,6 +12,8 @@ import { decideRunState } from './run-state.js';
 import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
 import { startWaiting } from './waiting.js';
+// runs.ts imports this module too: the cycle is safe, both only call each other at run time.
+import { startQueuedRuns } from './runs.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -105,16 +107,33 @@ export async function settleDownstream(
   const t = taskSpec(rc.spec, taskId);
   if (t.downstream.length === 0) return true;
   let mayBeDone = false;
+  const followed = chosen && state === 'success' ? followedBy(rc, chosen) : undefined;
   await Promise.all(
     t.downstream.map(async (d) => {
-      const outcome: UpstreamOutcome =
-        chosen && state === 'success' && !chosen.includes(d) ? 'branch_skipped' : outcomeOf(state);
+      const outcome: UpstreamOutcome = followed && !followed.has(d) ? 'branch_skipped' : outcomeOf(state);
       const item = await p.store.recordUpstream(keyOf(rc, d), taskId, outcome);
       if (item.state === 'scheduled') await decideTask(p, rc, item);
       else mayBeDone = true;
     }),
   );
   return mayBeDone;
+}
+
+/**
+ * The tasks a branch follows: the chosen ones and everything downstream of them. As in
+ * Airflow's `skip_all_except`, a direct downstream of the branch that is also downstream
+ * of a chosen task (the join of an empty branch) is not skipped by the branch.
+ */
+function followedBy(rc: RunCtx, chosen: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  const stack = [...chosen];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (out.has(id)) continue;
+    out.add(id);
+    stack.push(...taskSpec(rc.spec, id).downstream);
+  }
+  return out;
 }
 
 /** Everything that follows a task reaching a terminal state. */
@@ -158,7 +177,6 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   rc.run = r.item;
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
-  const { startQueuedRuns } = await import('./runs.js');
   await startQueuedRuns(p, rc.run.dagId);
   return true;
 }
@@ -176,7 +194,8 @@ export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
   for (const t of rc.spec.tasks) {
     const ti = byId.get(t.taskId);
     if (!ti) {
-      if (t.upstream.length === 0) work.push(createRoot(p, rc, t.taskId));
+      // `always` does not wait for anything (Airflow passes its dependency at once).
+      if (t.upstream.length === 0 || t.triggerRule === 'always') work.push(createRoot(p, rc, t.taskId));
       continue;
     }
     if (ti.state === 'scheduled') {

@@ -71,9 +71,10 @@ export function evaluateTriggerRule(
       if (anyFailed) return 'run';
       return allDone ? 'skip' : 'wait';
     case 'one_done':
+      // Airflow skips (never upstream-fails) a one_done task whose upstreams all ended
+      // without a success or a failure, upstream_failed ones included.
       if (c.success + c.failed > 0) return 'run';
-      if (!allDone) return 'wait';
-      return c.upstreamFailed > 0 ? 'upstream_failed' : 'skip';
+      return allDone ? 'skip' : 'wait';
     case 'none_failed':
       if (anyFailed) return 'upstream_failed';
       return allDone ? 'run' : 'wait';

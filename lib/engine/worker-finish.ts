@@ -40,8 +40,10 @@ export async function failTry(
   const tries = ti.tryNumber - (ti.tryBase ?? 0);
   if (!noRetry && canRetry(t, tries)) {
     const at = now + retryDelayMs(t, tries, `${ti.dagId}#${ti.taskId}#${rc.run.logicalDate}`);
+    // A retry starts over from `execute`: a failed resume must not be resumed again.
     const r = await p.store.updateTask(ti, expect, {
       state: 'up_for_retry', error, endedAt: now, dueAt: at, leaseUntil: null,
+      nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null, deferTimeoutAt: null,
     }, slot);
     if (!r.ok) return lost(p);
     p.metrics.count('TaskRetried');
