@@ -163,7 +163,14 @@ export class EmbeddedRuntime {
     }
     const cycle = Math.floor(this.clock.now() / this.tickMs);
     const shards = this.ports.config.shards;
-    for (let s = 0; s < shards; s++) await pokeShard(this.ports, s, { shards, cycle });
+    const pokes = await Promise.all(Array.from({ length: shards }, (_, s) => pokeShard(this.ports, s, { shards, cycle })));
+    if (this.clock instanceof VirtualClock && pokes.every((r) => r.sensors === 0)) {
+      // Nothing to poke: on a virtual clock the next tick can wait for the next due task
+      // or schedule tick instead of ticking every minute through idle hours.
+      const [first] = await this.ports.store.listDueTasks(Number.MAX_SAFE_INTEGER, 1);
+      const wake = Math.min(first?.dueAt ?? Infinity, ...Object.values(report.nextTicks));
+      this.nextTickAt = Math.max(this.nextTickAt, wake);
+    }
   }
 
   private nextEventAt(): number {

@@ -25,6 +25,16 @@ export function slotFor(rc: RunCtx, delta: 1 | -1, bounded = true): SlotChange |
   return delta === 1 && bounded ? { delta, max: rc.spec.maxActiveTasks } : { delta };
 }
 
+/**
+ * Fields of every terminal task write: the end time, out of the due index, and the TTL
+ * (runs are expected to finish within the retention, which is 90 days by default).
+ */
+export function ended(p: Ports): { endedAt: number; dueAt: null; expiresAt: number | null } {
+  const now = p.clock.now();
+  const retention = p.config.runRetentionMs;
+  return { endedAt: now, dueAt: null, expiresAt: retention > 0 ? Math.floor((now + retention) / 1000) : null };
+}
+
 function outcomeOf(state: TaskState): UpstreamOutcome {
   if (state === 'success' || state === 'failed' || state === 'upstream_failed') return state;
   return 'skipped';
@@ -83,7 +93,7 @@ export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promis
   const r = await p.store.updateTask(
     ti,
     { state: 'scheduled', tryNumber: ti.tryNumber },
-    { state, endedAt: p.clock.now(), ready: null, dueAt: null },
+    { state, ...ended(p), ready: null },
   );
   if (!r.ok) {
     p.metrics.count('LostRaces');

@@ -175,6 +175,8 @@ export interface TaskInstance extends TaskKey {
   /** Reschedule-mode sensors: pokes made so far (drives backoff). */
   pokeCount?: number;
   error?: string;
+  /** TTL (epoch seconds), set when the task ends: the run's retention from then. */
+  expiresAt?: number;
 }
 
 export type TriggerKind = 'sensor' | 'event';

@@ -5,7 +5,7 @@
  */
 import { specFor, type RunCtx } from './dag-index.js';
 import { formatDuration } from './duration.js';
-import { afterTerminal } from './follow.js';
+import { afterTerminal, ended } from './follow.js';
 import type { TaskInstance, TaskSpec, TriggerRecord } from './model.js';
 import { taskKeyString } from './model.js';
 import type { LoadedBundle, Ports, SensorPoke } from './ports.js';
@@ -49,9 +49,12 @@ export async function timedPoke(p: Ports, poke: SensorPoke, pc: Record<string, u
   } catch (err) {
     return { ok: false, error: (err as Error)?.message ?? String(err) };
   } finally {
-    stop.abort();
+    // A plain reason: `abort()` without one builds a DOMException (a stack trace) per poke.
+    stop.abort(POKE_SETTLED);
   }
 }
+
+const POKE_SETTLED = 'poke settled';
 
 /** Reschedule mode: one poke by the worker, then success, timeout, or a deferral until the next poke. */
 export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, bundle: LoadedBundle): Promise<Outcome> {
@@ -143,7 +146,7 @@ async function settleSensor(p: Ports, t: TriggerRecord): Promise<boolean> {
     if (!ti || ti.state !== 'scheduled') await p.store.deleteTrigger(t.id);
     return false;
   }
-  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state: 'success', endedAt: p.clock.now(), dueAt: null });
+  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state: 'success', ...ended(p) });
   if (!r.ok) return false;
   await p.store.deleteTrigger(t.id);
   const run = await p.store.getRun(t.dagId, t.runId);
@@ -157,7 +160,7 @@ export async function timeoutSensor(p: Ports, rc: RunCtx, ti: TaskInstance, t: T
   const s = t.sensor!;
   const error = `sensor timed out after ${formatDuration(s.timeoutMs)}${trig?.lastError ? `; last error: ${trig.lastError}` : ''}`;
   const state = s.softFail ? 'skipped' : 'failed';
-  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state, error, endedAt: p.clock.now(), dueAt: null });
+  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state, error, ...ended(p) });
   if (!r.ok) return;
   await p.store.deleteTrigger(taskKeyString(ti));
   await afterTerminal(p, rc, ti.taskId, state);

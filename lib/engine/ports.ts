@@ -283,6 +283,6 @@ export const DEFAULT_CONFIG: EngineConfig = {
   signalRetentionMs: 24 * 3600_000,
   runRetentionMs: 90 * 24 * 3600_000,
   maxQueueDelayMs: 15 * 60_000,
-  pokeConcurrency: 64,
+  pokeConcurrency: 256,
   pokeTimeoutMs: 30_000,
 };

@@ -186,7 +186,7 @@ export async function clearTasks(
       {
         state: 'scheduled', upstream, tryBase: ti.tryNumber, error: null, startedAt: null, endedAt: null,
         ready: null, nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null,
-        sensorStartedAt: null, pokeCount: null, owner: null, dueAt: null,
+        sensorStartedAt: null, pokeCount: null, owner: null, dueAt: null, expiresAt: null,
       },
     );
     if (r.ok) cleared.push(ti.taskId);

@@ -4,9 +4,9 @@
  * waiting task back. A waiting task holds no worker and no maxActiveTasks slot.
  */
 import type { DeferRequest } from './context.js';
-import { taskSpec, type RunCtx } from './dag-index.js';
+import { specFor, taskSpec, type RunCtx } from './dag-index.js';
 import { parseDuration } from './duration.js';
-import { afterTerminal, keyOf, queueTask, slotFor } from './follow.js';
+import { afterTerminal, ended, keyOf, queueTask, slotFor } from './follow.js';
 import { canonicalJson, sha256Hex } from './hash.js';
 import type { SignalRecord, TaskInstance, TaskSpec, TriggerSpec } from './model.js';
 import { taskKeyString } from './model.js';
@@ -79,11 +79,18 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
   const { hashcode, shardcode } = sensorHash(s.type, pokeContext);
   // The trigger row is written first: a crash before the state write leaves a
   // registration that the next decision re-uses, never a sensing task nobody pokes.
-  await p.store.putTrigger({
-    id: taskKeyString(ti), kind: 'sensor', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber,
+  const reg = {
+    id: taskKeyString(ti), kind: 'sensor' as const, dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber,
     createdAt: now, timeoutAt, bundleVersion: rc.run.bundleVersion, sensorType: s.type, pokeContext,
     hashcode, shardcode, nextPokeAt: now, pokeIntervalMs: s.pokeIntervalMs, softFail: s.softFail,
-  });
+  };
+  const put = await p.store.putTrigger(reg);
+  // A row left by an earlier try (a crash after its terminal write, then a clear) would
+  // be deleted by the poker as stale and strand this try: replace it.
+  if (!put.ok && put.current && put.current.tryNumber !== tryNumber) {
+    await p.store.deleteTrigger(reg.id);
+    await p.store.putTrigger(reg);
+  }
   const r = await p.store.updateTask(ti, { state: 'scheduled', tryNumber: ti.tryNumber }, {
     state: 'sensing', tryNumber, sensorStartedAt, queuedAt: now, startedAt: now, dueAt: timeoutAt, ready: null,
   });
@@ -154,7 +161,7 @@ export async function resumeDeferred(
   const now = p.clock.now();
   if (ti.nextMethod === '__time_sensor') {
     const r = await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, {
-      state: 'success', endedAt: now, dueAt: null,
+      state: 'success', ...ended(p),
     });
     if (!r.ok) return false;
     p.metrics.count('TriggersFired');
@@ -200,7 +207,6 @@ export async function sendSignal(p: Ports, key: string, payload?: unknown): Prom
     const ti = await p.store.getTask(t);
     const run = await p.store.getRun(t.dagId, t.runId);
     if (!ti || !run) continue;
-    const { specFor } = await import('./dag-index.js');
     const rc = { run, spec: await specFor(p, run) };
     if (await resumeDeferred(p, rc, ti, { payload, key, reason: 'trigger' })) resumed++;
   }
@@ -213,7 +219,7 @@ export async function reviewDeferred(p: Ports, rc: RunCtx, ti: TaskInstance): Pr
   const t = taskSpec(rc.spec, ti.taskId);
   if (ti.deferTimeoutAt !== undefined && ti.deferTimeoutAt <= now) {
     const expect = { state: 'deferred' as const, tryNumber: ti.tryNumber, owner: ti.owner };
-    await failTry(p, rc, t, ti, `deferral timed out after waiting for ${JSON.stringify(ti.trigger)}`, expect, false);
+    await failTry(p, rc, t, ti, `deferral timed out waiting for ${describeTrigger(ti)}`, expect, false);
     if (ti.trigger && 'event' in ti.trigger) await p.store.deleteTrigger(taskKeyString(ti));
     return;
   }
@@ -231,6 +237,13 @@ export async function reviewDeferred(p: Ports, rc: RunCtx, ti: TaskInstance): Pr
   }
   const next = Math.min(now + EVENT_RECHECK_MS, ti.deferTimeoutAt ?? Number.POSITIVE_INFINITY);
   await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, { dueAt: next });
+}
+
+function describeTrigger(ti: TaskInstance): string {
+  const tr = ti.trigger;
+  if (tr && 'event' in tr) return `event ${JSON.stringify(tr.event)}`;
+  if (tr && 'at' in tr) return `the timer of ${new Date(Number(tr.at)).toISOString()}`;
+  return 'its trigger';
 }
 
 export { keyOf };

@@ -6,7 +6,7 @@
 import type { DeferRequest } from './context.js';
 import type { RunCtx } from './dag-index.js';
 import { OversizedValueError } from './errors.js';
-import { afterTerminal, keyOf, slotFor, wakeReady } from './follow.js';
+import { afterTerminal, ended, keyOf, slotFor, wakeReady } from './follow.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { Ports, TaskExpect } from './ports.js';
 import { canRetry, retryDelayMs } from './retry.js';
@@ -54,7 +54,7 @@ export async function failTry(
     if (slot) await wakeReady(p, rc);
     return true;
   }
-  const r = await p.store.updateTask(ti, expect, { state: 'failed', error, endedAt: now, dueAt: null, leaseUntil: null }, slot);
+  const r = await p.store.updateTask(ti, expect, { state: 'failed', error, ...ended(p), leaseUntil: null }, slot);
   if (!r.ok) return lost(p);
   p.log.error('task failed', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error });
   await afterTerminal(p, rc, ti.taskId, 'failed');
@@ -90,7 +90,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  const r = await p.store.updateTask(ti, expect, { state, endedAt: now, dueAt: null, leaseUntil: null, error: null }, slotFor(rc, -1));
+  const r = await p.store.updateTask(ti, expect, { state, ...ended(p), leaseUntil: null, error: null }, slotFor(rc, -1));
   if (!r.ok) return lost(p);
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
   if (slotFor(rc, -1)) await wakeReady(p, rc);

@@ -1,0 +1,94 @@
+/**
+ * `s3_key` sensor (Airflow's S3KeySensor): true when an object exists at `bucket` +
+ * `key` (HeadObject), or when at least one object exists under `prefix` (ListObjectsV2,
+ * one key). The S3 client comes from an injected factory, so tests use a fake and the
+ * poker Lambda shares its client.
+ */
+// Loaded on the first s3_key poke: runtimes that never poke S3 never pay for the SDK.
+import type { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { SensorPoke } from '../engine/ports.js';
+import { InvalidInputError } from '../engine/errors.js';
+
+/** Poke context of the `s3_key` sensor. `key` may be a full `s3://bucket/key` URL. */
+export interface S3KeyPokeContext {
+  bucket?: string;
+  key?: string;
+  prefix?: string;
+  region?: string;
+}
+
+/** The one method of an S3 client the sensor uses (an `S3Client` fits). */
+export interface S3Like {
+  send(command: HeadObjectCommand | ListObjectsV2Command): Promise<unknown>;
+}
+
+/** Returns the client for a region (undefined: the default region). Called once per region. */
+export type S3ClientFactory = (opts: { region?: string }) => S3Like | Promise<S3Like>;
+
+const defaultFactory: S3ClientFactory = async ({ region }) => {
+  const { S3Client } = await import('@aws-sdk/client-s3');
+  return new S3Client(region ? { region } : {});
+};
+
+/**
+ * @example
+ * const poke = s3KeySensor(() => new S3Client({}));
+ * await poke({ key: 's3://landing/2026-01-01/_SUCCESS' }, { now: Date.now() });
+ * await poke({ bucket: 'landing', prefix: '2026-01-01/' }, { now: Date.now() });
+ */
+export function s3KeySensor(factory: S3ClientFactory = defaultFactory): SensorPoke {
+  const clients = new Map<string, Promise<S3Like>>();
+  const clientFor = (region?: string) => {
+    let c = clients.get(region ?? '');
+    if (!c) {
+      c = Promise.resolve(factory({ region }));
+      clients.set(region ?? '', c);
+    }
+    return c;
+  };
+  return async (raw) => {
+    const { bucket, key, prefix } = parseTarget(raw as S3KeyPokeContext);
+    const s3 = await clientFor((raw as S3KeyPokeContext).region);
+    const { HeadObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+    if (key !== undefined) {
+      try {
+        await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return true;
+      } catch (err) {
+        const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+        if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return false;
+        throw err;
+      }
+    }
+    const out = (await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }))) as {
+      KeyCount?: number;
+      Contents?: unknown[];
+    };
+    return (out.KeyCount ?? out.Contents?.length ?? 0) > 0;
+  };
+}
+
+/** Bucket and key or prefix from a poke context; `s3://bucket/key` URLs are split. */
+export function parseTarget(pc: S3KeyPokeContext): { bucket: string; key?: string; prefix?: string } {
+  let { bucket, key } = pc;
+  const { prefix } = pc;
+  if (typeof key === 'string' && key.startsWith('s3://')) {
+    const rest = key.slice(5);
+    const slash = rest.indexOf('/');
+    if (slash <= 0) throw new InvalidInputError(`s3_key sensor: "${key}" is not an s3://bucket/key URL`);
+    if (bucket !== undefined && bucket !== rest.slice(0, slash)) {
+      throw new InvalidInputError(`s3_key sensor: bucket "${bucket}" contradicts the URL ${key}`);
+    }
+    bucket = rest.slice(0, slash);
+    key = rest.slice(slash + 1);
+  }
+  if (typeof bucket !== 'string' || bucket === '') {
+    throw new InvalidInputError('s3_key sensor needs a "bucket" (or a key written as s3://bucket/key)');
+  }
+  if ((key === undefined) === (prefix === undefined)) {
+    throw new InvalidInputError('s3_key sensor needs exactly one of "key" and "prefix"');
+  }
+  if (key !== undefined && (typeof key !== 'string' || key === '')) throw new InvalidInputError('s3_key sensor: "key" must be a non-empty string');
+  if (prefix !== undefined && typeof prefix !== 'string') throw new InvalidInputError('s3_key sensor: "prefix" must be a string');
+  return key !== undefined ? { bucket, key } : { bucket, prefix };
+}
