@@ -164,11 +164,12 @@ export class EmbeddedRuntime {
     const cycle = Math.floor(this.clock.now() / this.tickMs);
     const shards = this.ports.config.shards;
     const pokes = await Promise.all(Array.from({ length: shards }, (_, s) => pokeShard(this.ports, s, { shards, cycle })));
-    if (this.clock instanceof VirtualClock && pokes.every((r) => r.sensors === 0)) {
-      // Nothing to poke: on a virtual clock the next tick can wait for the next due task
-      // or schedule tick instead of ticking every minute through idle hours.
+    if (this.clock instanceof VirtualClock) {
+      // On a virtual clock the next tick can wait for the next thing due (a task's
+      // dueAt, a sensor's next poke, a schedule tick) instead of ticking every minute
+      // through idle hours. Timers and delayed messages wake the runtime by themselves.
       const [first] = await this.ports.store.listDueTasks(Number.MAX_SAFE_INTEGER, 1);
-      const wake = Math.min(first?.dueAt ?? Infinity, ...Object.values(report.nextTicks));
+      const wake = Math.min(first?.dueAt ?? Infinity, ...Object.values(report.nextTicks), ...pokes.map((r) => r.nextPokeAt ?? Infinity));
       this.nextTickAt = Math.max(this.nextTickAt, wake);
     }
   }

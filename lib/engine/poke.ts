@@ -86,6 +86,8 @@ export interface PokeReport {
   distinct: number;
   pokes: number;
   settled: number;
+  /** Earliest time a sensor of this shard that is still waiting is due again. */
+  nextPokeAt?: number;
 }
 
 /** Runs `fn` over items with at most `limit` in flight. */
@@ -117,15 +119,24 @@ export async function pokeShard(p: Ports, shard: number, opts: { shards?: number
   }
   const due = [...groups.values()].filter((g) => g.some((t) => (t.nextPokeAt ?? 0) <= now));
   const report: PokeReport = { sensors: triggers.length, distinct: groups.size, pokes: 0, settled: 0 };
+  const later = (at: number) => { report.nextPokeAt = Math.min(report.nextPokeAt ?? at, at); };
+  for (const t of triggers) if ((t.nextPokeAt ?? 0) > now) later(t.nextPokeAt!);
   await pool(due, p.config.pokeConcurrency, async (group) => {
     const first = group[0];
-    if (!(await p.store.claimPoke(first.hashcode!, opts.cycle))) return;
+    if (!(await p.store.claimPoke(first.hashcode!, opts.cycle))) {
+      later(now + p.config.pokeTimeoutMs);
+      return;
+    }
     const poke = await resolvePoke(p, first.sensorType!, first.bundleVersion).catch(() => undefined);
     const r = poke ? await timedPoke(p, poke, first.pokeContext ?? {}) : { ok: false, error: `unknown sensor type ${first.sensorType}` };
     report.pokes++;
     if (!r.ok) {
       if (r.error) p.log.warn('poke failed', { sensorType: first.sensorType, hashcode: first.hashcode, error: r.error });
-      await Promise.all(group.map((t) => p.store.updateTrigger(t.id, { nextPokeAt: now + (t.pokeIntervalMs ?? 60_000), lastError: r.error })));
+      await Promise.all(group.map((t) => {
+        const at = now + (t.pokeIntervalMs ?? 60_000);
+        later(at);
+        return p.store.updateTrigger(t.id, { nextPokeAt: at, lastError: r.error });
+      }));
       return;
     }
     await Promise.all(group.map(async (t) => { if (await settleSensor(p, t)) report.settled++; }));
