@@ -50,6 +50,9 @@ export interface RuntimeOptions {
 
 export type RunOutcome = 'done' | 'stalled' | 'stopped';
 
+/** Real time in-flight tasks may sit idle before a virtual clock moves under them. */
+const IDLE_BEFORE_JUMP_MS = 25;
+
 export class EmbeddedRuntime {
   readonly ports: Ports;
   readonly queue: MemoryQueue;
@@ -116,16 +119,20 @@ export class EmbeddedRuntime {
   /** Pumps until `done()` holds (checked whenever nothing is runnable), `stop()`, or a stall. */
   async runUntil(done: () => Promise<boolean>, opts: { maxVirtualMs?: number } = {}): Promise<RunOutcome> {
     const horizon = this.clock.now() + (opts.maxVirtualMs ?? 400 * 86_400_000);
-    let spins = 0;
+    let idleSince = performance.now();
     while (!this.stopped) {
-      if (await this.pump()) { spins = 0; continue; }
+      if (await this.pump()) { idleSince = performance.now(); continue; }
       if (this.inflight.size > 0) {
         const progressed = await this.waitForProgress();
-        // On a virtual clock, tasks that wait on the clock (execution timeouts) can only
-        // move when time does: after a few idle turns, move time to the next event of
-        // any kind (a timer, a delayed message, a tick, a sleeper), never past one.
-        if (!progressed && this.clock instanceof VirtualClock && ++spins > 20) {
-          spins = 0;
+        if (progressed) idleSince = performance.now();
+        // On a virtual clock, tasks that wait on the clock (a hung body under an
+        // execution timeout) can only move when time does. Once in-flight work has made
+        // no progress for a while of real time (so it is not just doing real I/O) and
+        // something sleeps on the clock, move time to the next event of any kind (a
+        // timer, a delayed message, a tick, a sleeper), never past one.
+        if (!progressed && this.clock instanceof VirtualClock && this.clock.nextWakeAt() !== undefined &&
+            performance.now() - idleSince > IDLE_BEFORE_JUMP_MS) {
+          idleSince = performance.now();
           if (this.clock.now() >= this.nextTickAt) {
             this.nextTickAt = this.clock.now() + this.tickMs;
             await this.tick();

@@ -99,6 +99,7 @@ export async function cmdRun(dir: string, f: RunFlags): Promise<number> {
   });
   await rt.register(version);
   const started = Date.now();
+  const virtualStart = clock.now();
   const results: { run: DagRun; tasks: TaskInstance[]; spec: DagSpec; outcome: string }[] = [];
   for (const dagId of dagIds) {
     const run = await rt.trigger(dagId, { conf, logicalDate });
@@ -113,7 +114,7 @@ export async function cmdRun(dir: string, f: RunFlags): Promise<number> {
       process.stdout.write(`\n${r.run.dagId}  ${r.run.runId}  ${r.run.state}${r.outcome === 'stalled' ? ' (stalled: nothing left to run or wait for)' : ''}\n`);
       process.stdout.write(`${taskTable(r.tasks, r.spec.tasks.map((t) => t.taskId))}\n`);
     }
-    process.stdout.write(`\n${results.length} run(s) in ${wallMs} ms of wall time${f.timeWarp ? `, ${((clock.now() - started) / 60_000).toFixed(1)} min of virtual time` : ''}\n`);
+    process.stdout.write(`\n${results.length} run(s) in ${wallMs} ms of wall time${f.timeWarp ? `, ${((clock.now() - virtualStart) / 60_000).toFixed(1)} min of virtual time` : ''}\n`);
   }
   if (f.json) {
     const r = results[results.length - 1];
