@@ -25,6 +25,7 @@ Deployed stack (AWS credentials and region from the environment):
   signal <key> [--payload JSON]           resume tasks waiting on an event
   pause <dag> | unpause <dag>
   clear <dag> <runId> <task> [--no-downstream]
+  timer-pump [--stack NAME]               deliver due schedules where Scheduler never fires (LocalStack)
 `;
 
 const OPTIONS = {

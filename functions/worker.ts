@@ -13,7 +13,9 @@ import { flushMetrics, lambdaPorts } from '../lib/adapters/aws/lambda.js';
 
 export const run = async (event: SQSEvent) => {
   const ports = lambdaPorts();
-  return Promise.allSettled(event.Records.map((r) => handleMessage(ports, parseQueueMessage(r.body))));
+  // async, so a body that does not parse rejects its own record instead of throwing out
+  // of map() and failing the whole batch.
+  return Promise.allSettled(event.Records.map(async (r) => handleMessage(ports, parseQueueMessage(r.body))));
 };
 
 export const handler = middy(run)

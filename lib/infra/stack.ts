@@ -36,5 +36,12 @@ export class AirlessStack extends Stack {
     output('SchedulerGroup', a.schedules.timerGroupName, 'Schedule group of one-time timers');
     output('DagScheduleGroup', a.schedules.dagGroupName, 'Schedule group of DAG schedules');
     output('AlarmTopicArn', a.monitoring.alarmTopic.topicArn, 'Alarm notifications');
+    // What the CLI needs to act as a function would (lib/cli/aws-stack.ts STACK_OUTPUTS).
+    output('QueueArn', a.readyQueue.queue.queueArn, 'Ready queue ARN (timer targets)');
+    output('SchedulerRoleArn', a.schedules.targetRole.roleArn, 'Role EventBridge Scheduler uses to send to the ready queue');
+    output('SchedulerDeadLetterQueueArn', a.readyQueue.schedulerDeadLetterQueue.queueArn, 'Undeliverable schedules (ARN)');
+    output('WorkerLogGroupName', a.functions.logGroups.worker.logGroupName, 'Worker logs (airless logs)');
+    output('Shards', String(props.airless?.shards ?? 8), 'Poker shards');
+    output('WorkerTimeoutMs', String((props.airless?.workerTimeout?.toMilliseconds() ?? 300_000)), 'Worker function timeout');
   }
 }

@@ -7,7 +7,7 @@ import type middy from '@middy/core';
 import { EmfMetrics } from './metrics.js';
 import { PowertoolsLog } from './log.js';
 import { awsPorts, readAwsEnv, type AwsPorts } from './wiring.js';
-import type { AwsClients } from './clients.js';
+import { makeClients, type AwsClients } from './clients.js';
 
 let cached: AwsPorts | undefined;
 
@@ -15,7 +15,7 @@ let cached: AwsPorts | undefined;
 export function lambdaPorts(opts: { clients?: AwsClients; reset?: boolean } = {}): AwsPorts {
   if (!cached || opts.reset) {
     cached = awsPorts(readAwsEnv(process.env), {
-      clients: opts.clients,
+      clients: opts.clients ?? endpointClients(process.env),
       metrics: new EmfMetrics(),
       log: new PowertoolsLog(),
       cacheDir: process.env.AIRLESS_BUNDLE_CACHE ?? '/tmp/airless-bundles',
@@ -31,4 +31,21 @@ export function flushMetrics(): middy.MiddlewareObj {
     if (m instanceof EmfMetrics) m.flush();
   };
   return { after: flush, onError: flush };
+}
+
+/**
+ * LocalStack sets AWS_ENDPOINT_URL in its Lambda containers (real Lambda never does).
+ * The SDK would honour it by itself, but S3 would then address buckets as virtual hosts
+ * of that endpoint; makeClients uses path-style S3 for explicit endpoints.
+ */
+function endpointClients(env: NodeJS.ProcessEnv): AwsClients | undefined {
+  const endpoint = env.AWS_ENDPOINT_URL;
+  if (!endpoint) return undefined;
+  const credentials = env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+    ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN }
+    : { accessKeyId: 'test', secretAccessKey: 'test' };
+  return makeClients({
+    region: env.AWS_REGION, credentials,
+    endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint },
+  });
 }

@@ -1,0 +1,203 @@
+/**
+ * CLI operations on a deployed stack that go through the engine (trigger, signal,
+ * clear, pause) or read its state (runs, tasks, logs), with AWS ports built from the
+ * stack's outputs.
+ */
+import { FilterLogEventsCommand, type CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { GetScheduleCommand, ResourceNotFoundException, UpdateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
+import { isAwsError } from '../adapters/aws/aws-errors.js';
+import { scheduleName } from '../adapters/aws/schedule-names.js';
+import { ScheduleSync } from '../adapters/aws/schedule-sync.js';
+import type { AwsPorts } from '../adapters/aws/wiring.js';
+import { InvalidInputError, NotFoundError } from '../engine/errors.js';
+import type { DagRecord } from '../engine/model.js';
+import { clearTasks, setPaused, triggerRun } from '../engine/runs.js';
+import { sendSignal } from '../engine/waiting.js';
+import { aws } from './aws-stack.js';
+import { color, table, taskTable } from './output.js';
+
+type Out = (line: string) => void;
+const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+
+/**
+ * @example
+ * await cmdTrigger(ports, 'etl_daily', { full: true }, console.log);
+ */
+export async function cmdTrigger(p: AwsPorts, dagId: string, conf: Record<string, unknown> | undefined, out: Out): Promise<number> {
+  const run = await triggerRun(p, dagId, { conf: conf ?? {} });
+  out(`run ${run.runId} of ${dagId}: ${color(run.state)}`);
+  return 0;
+}
+
+/** Recent runs of a DAG, newest first. */
+export async function cmdRuns(p: AwsPorts, dagId: string, out: Out, limit = 25): Promise<number> {
+  await requireDag(p, dagId);
+  const runs = await p.store.listRuns(dagId, { limit });
+  if (runs.length === 0) {
+    out(`no runs of ${dagId} yet`);
+    return 0;
+  }
+  const dur = (a?: number, b?: number) => (a !== undefined && b !== undefined ? `${((b - a) / 1000).toFixed(1)}s` : '');
+  out(table(
+    runs.map((r) => [r.runId, color(r.state), r.runType, iso(r.logicalDate), iso(r.startedAt), dur(r.startedAt, r.endedAt)]),
+    ['run', 'state', 'type', 'logical date', 'started', 'duration'],
+  ));
+  return 0;
+}
+
+/** Task states and tries of one run, in the DAG's task order. */
+export async function cmdTasks(p: AwsPorts, dagId: string, runId: string, out: Out): Promise<number> {
+  const dag = await requireDag(p, dagId);
+  const run = await p.store.getRun(dagId, runId);
+  if (!run) throw new NotFoundError(`unknown run ${dagId}/${runId}; list runs with \`airless runs ${dagId}\``);
+  out(`run ${runId}: ${color(run.state)}`);
+  out(taskTable(await p.store.listTasks(dagId, runId), dag.spec.tasks.map((t) => t.taskId)));
+  return 0;
+}
+
+/**
+ * @example
+ * await cmdSignal(ports, 'approve-2026-01-01', { ok: true }, console.log);
+ */
+export async function cmdSignal(p: AwsPorts, key: string, payload: unknown, out: Out): Promise<number> {
+  const resumed = await sendSignal(p, key, payload);
+  out(`signal ${key} stored; resumed ${resumed} waiting task(s)`);
+  return 0;
+}
+
+/** Clears a task (and by default its downstream) so it runs again. */
+export async function cmdClear(p: AwsPorts, dagId: string, runId: string, taskId: string, downstream: boolean, out: Out): Promise<number> {
+  const dag = await requireDag(p, dagId);
+  if (!dag.spec.tasks.some((t) => t.taskId === taskId)) throw new NotFoundError(`unknown task ${taskId} in dag ${dagId}`);
+  const cleared = await clearTasks(p, dagId, runId, [taskId], { downstream });
+  out(cleared.length ? `cleared ${cleared.join(', ')} in ${dagId}/${runId}` : `nothing to clear in ${dagId}/${runId} (tasks not finished)`);
+  return 0;
+}
+
+/**
+ * Pauses or unpauses a DAG: the registry first (the engine stops creating runs at
+ * once), then the State of its EventBridge schedule, rebuilt from the schedule's own
+ * target so the CLI needs no role ARN.
+ */
+export async function cmdPause(p: AwsPorts, dagId: string, paused: boolean, out: Out): Promise<number> {
+  const dag = await requireDag(p, dagId);
+  await setPaused(p, dagId, paused);
+  const state = await syncScheduleState(p.clients.scheduler, p.env.dagScheduleGroup, dag, paused, p.clock.now());
+  out(`${dagId} ${paused ? 'paused' : 'unpaused'}${state ? `; schedule ${state}` : ' (no schedule)'}`);
+  return 0;
+}
+
+/**
+ * Sets the State of a DAG's schedule; undefined when the DAG has no schedule.
+ *
+ * @example
+ * await syncScheduleState(scheduler, 'Airless-dags', dagRecord, true, Date.now()); // 'DISABLED'
+ */
+export async function syncScheduleState(
+  scheduler: SchedulerClient,
+  groupName: string,
+  dag: DagRecord,
+  paused: boolean,
+  now: number,
+): Promise<string | undefined> {
+  const name = scheduleName(dag.dagId);
+  let current;
+  try {
+    current = await scheduler.send(new GetScheduleCommand({ Name: name, GroupName: groupName }));
+  } catch (e) {
+    if (e instanceof ResourceNotFoundException || isAwsError(e, 'ResourceNotFoundException')) return undefined;
+    return aws(`EventBridge Scheduler GetSchedule ${groupName}/${name}`, () => Promise.reject(e));
+  }
+  const t = current.Target;
+  if (!t?.Arn || !t.RoleArn) return undefined;
+  const sync = new ScheduleSync({ scheduler, groupName, targetQueueArn: t.Arn, roleArn: t.RoleArn, dlqArn: t.DeadLetterConfig?.Arn });
+  const input = sync.desiredSchedule(dag.spec, { now, isPaused: () => paused });
+  if (!input) return undefined;
+  await aws(`EventBridge Scheduler UpdateSchedule ${groupName}/${name}`, () => scheduler.send(new UpdateScheduleCommand({ ...input })));
+  return input.State;
+}
+
+export interface LogQuery {
+  dagId: string;
+  runId: string;
+  taskId: string;
+  tryNumber?: number;
+  logGroupName: string;
+  startTime?: number;
+  endTime?: number;
+}
+
+/**
+ * The CloudWatch Logs filter pattern for a task's structured lines.
+ *
+ * @example
+ * logFilterPattern({ dagId: 'etl', runId: 'r1', taskId: 'x', tryNumber: 2 });
+ * // '{ ($.dagId = "etl") && ($.runId = "r1") && ($.taskId = "x") && ($.tryNumber = 2) }'
+ */
+export function logFilterPattern(q: Pick<LogQuery, 'dagId' | 'runId' | 'taskId' | 'tryNumber'>): string {
+  const s = (v: string) => JSON.stringify(v);
+  const parts = [`($.dagId = ${s(q.dagId)})`, `($.runId = ${s(q.runId)})`, `($.taskId = ${s(q.taskId)})`];
+  if (q.tryNumber !== undefined) parts.push(`($.tryNumber = ${q.tryNumber})`);
+  return `{ ${parts.join(' && ')} }`;
+}
+
+/** A structured log line, as Powertools writes it (possibly after a Lambda text prefix). */
+export function parseLogLine(message: string): Record<string, unknown> | undefined {
+  const start = message.indexOf('{');
+  if (start < 0) return undefined;
+  try {
+    const v = JSON.parse(message.slice(start));
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Task log lines from the worker's log group, oldest first. The filter runs in
+ * CloudWatch and again here, so a line that only mentions the ids is never shown.
+ */
+export async function fetchTaskLogs(logs: CloudWatchLogsClient, q: LogQuery): Promise<Record<string, unknown>[]> {
+  const lines: Record<string, unknown>[] = [];
+  let token: string | undefined;
+  do {
+    const page = await aws(`CloudWatch Logs FilterLogEvents ${q.logGroupName}`, () => logs.send(new FilterLogEventsCommand({
+      logGroupName: q.logGroupName, filterPattern: logFilterPattern(q), startTime: q.startTime, endTime: q.endTime, nextToken: token,
+    })));
+    for (const ev of page.events ?? []) {
+      const line = parseLogLine(ev.message ?? '');
+      if (!line || line.dagId !== q.dagId || line.runId !== q.runId || line.taskId !== q.taskId) continue;
+      if (q.tryNumber !== undefined && Number(line.tryNumber) !== q.tryNumber) continue;
+      lines.push({ ...line, timestamp: line.timestamp ?? (ev.timestamp ? new Date(ev.timestamp).toISOString() : '') });
+    }
+    token = page.nextToken;
+  } while (token);
+  return lines;
+}
+
+/** Prints a task's log lines: time, level, try, message and the other fields. */
+export async function cmdLogs(p: AwsPorts, logs: CloudWatchLogsClient, q: Omit<LogQuery, 'startTime' | 'endTime'>, out: Out): Promise<number> {
+  if (q.tryNumber !== undefined && (!Number.isInteger(q.tryNumber) || q.tryNumber < 1)) {
+    throw new InvalidInputError(`--try must be a positive integer, got ${q.tryNumber}`);
+  }
+  const run = await p.store.getRun(q.dagId, q.runId);
+  if (!run) throw new NotFoundError(`unknown run ${q.dagId}/${q.runId}; list runs with \`airless runs ${q.dagId}\``);
+  const margin = 5 * 60_000;
+  const lines = await fetchTaskLogs(logs, { ...q, startTime: run.queuedAt - margin, endTime: run.endedAt === undefined ? undefined : run.endedAt + margin });
+  if (lines.length === 0) {
+    out(`no log lines for ${q.dagId}/${q.runId}/${q.taskId}${q.tryNumber ? ` try ${q.tryNumber}` : ''} in ${q.logGroupName}`);
+    return 0;
+  }
+  const known = new Set(['timestamp', 'level', 'message', 'service', 'dagId', 'runId', 'taskId', 'tryNumber', 'sampling_rate', 'xray_trace_id', 'cold_start', 'function_arn', 'function_memory_size', 'function_name', 'function_request_id']);
+  for (const l of lines) {
+    const extra = Object.entries(l).filter(([k]) => !known.has(k));
+    out(`${String(l.timestamp)}  ${String(l.level ?? '').padEnd(5)}  try ${String(l.tryNumber ?? '?')}  ${String(l.message ?? '')}${extra.length ? `  ${JSON.stringify(Object.fromEntries(extra))}` : ''}`);
+  }
+  return 0;
+}
+
+async function requireDag(p: AwsPorts, dagId: string): Promise<DagRecord> {
+  const dag = await p.store.getDag(dagId);
+  if (!dag) throw new NotFoundError(`unknown dag ${dagId}; push your DAGs with \`airless push <dir>\``);
+  return dag;
+}

@@ -1,0 +1,215 @@
+/**
+ * Finding a deployed stack from the CLI: SDK clients from the usual AWS environment
+ * (or one endpoint for LocalStack), the stack's outputs turned into the environment the
+ * functions get, and AWS errors explained in one line with a hint.
+ */
+import { CloudFormationClient, DescribeStacksCommand, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
+import type { AwsEnv } from '../adapters/aws/wiring.js';
+import { AirlessError, InvalidInputError } from '../engine/errors.js';
+import { DEFAULT_CONFIG } from '../engine/ports.js';
+
+/**
+ * Output keys the CLI reads (lib/infra/stack.ts). The optional ones are not emitted by
+ * the stack yet; without them the CLI derives the value (queue ARNs from URLs, the
+ * worker log group from the stack's resources) or uses the functions' defaults.
+ */
+export const STACK_OUTPUTS = {
+  bucket: 'BucketName',
+  tablePrefix: 'TablePrefix',
+  queueUrl: 'QueueUrl',
+  dlqUrl: 'DeadLetterQueueUrl',
+  schedulerDlqUrl: 'SchedulerDeadLetterQueueUrl',
+  timerGroup: 'SchedulerGroup',
+  dagScheduleGroup: 'DagScheduleGroup',
+  // optional
+  queueArn: 'QueueArn',
+  schedulerRoleArn: 'SchedulerRoleArn',
+  schedulerDlqArn: 'SchedulerDeadLetterQueueArn',
+  workerLogGroup: 'WorkerLogGroupName',
+  shards: 'Shards',
+  workerTimeoutMs: 'WorkerTimeoutMs',
+} as const;
+
+const REQUIRED = ['bucket', 'tablePrefix', 'queueUrl', 'timerGroup', 'dagScheduleGroup'] as const;
+
+export const DEFAULT_STACK = 'Airless';
+
+/** A problem with the user's setup (credentials, region, stack name): exit code 2. */
+export class AwsConfigError extends InvalidInputError {}
+
+export interface CliClients extends AwsClients {
+  cloudformation: CloudFormationClient;
+  logs: CloudWatchLogsClient;
+  region?: string;
+}
+
+/**
+ * SDK clients for the CLI. With `AIRLESS_AWS_ENDPOINT` (or `AWS_ENDPOINT_URL`) set, every
+ * client talks to that endpoint with path-style S3 (LocalStack); otherwise region and
+ * credentials come from the default provider chain.
+ *
+ * @example
+ * const clients = cliClients(process.env);
+ */
+export function cliClients(env: Record<string, string | undefined>): CliClients {
+  const endpoint = env.AIRLESS_AWS_ENDPOINT ?? env.AWS_ENDPOINT_URL;
+  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if (!endpoint) {
+    return { ...makeClients(region ? { region } : {}), cloudformation: new CloudFormationClient(region ? { region } : {}), logs: new CloudWatchLogsClient(region ? { region } : {}), region };
+  }
+  const credentials = {
+    accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'test',
+    secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'test',
+    ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+  };
+  const r = region ?? 'us-east-1';
+  const base = { region: r, credentials, endpoint };
+  return {
+    ...makeClients({ region: r, credentials, endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint } }),
+    cloudformation: new CloudFormationClient(base),
+    logs: new CloudWatchLogsClient(base),
+    region: r,
+  };
+}
+
+/**
+ * The outputs of a stack, by key.
+ *
+ * @example
+ * const outputs = await stackOutputs(clients.cloudformation, 'Airless');
+ */
+export async function stackOutputs(cf: CloudFormationClient, stackName: string): Promise<Record<string, string>> {
+  const res = await aws(`CloudFormation DescribeStacks ${stackName}`, () => cf.send(new DescribeStacksCommand({ StackName: stackName })), stackName);
+  const stack = res.Stacks?.[0];
+  if (!stack) throw new AwsConfigError(`stack ${stackName} not found; deploy it with \`npx cdk deploy\` or pass --stack NAME`);
+  if (/ROLLBACK_COMPLETE$|^DELETE_/.test(stack.StackStatus ?? '')) {
+    throw new AwsConfigError(`stack ${stackName} is ${stack.StackStatus}; redeploy it with \`npx cdk deploy\``);
+  }
+  return Object.fromEntries((stack.Outputs ?? []).filter((o) => o.OutputKey && o.OutputValue).map((o) => [o.OutputKey!, o.OutputValue!]));
+}
+
+/**
+ * `arn:aws:sqs:<region>:<account>:<name>` from a queue URL (AWS, `sqs.<region>.*` LocalStack hosts, or `host/<account>/<name>`).
+ *
+ * @example
+ * queueArnFromUrl('https://sqs.eu-west-1.amazonaws.com/123456789012/ready'); // 'arn:aws:sqs:eu-west-1:123456789012:ready'
+ */
+export function queueArnFromUrl(url: string, fallbackRegion = 'us-east-1'): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch (cause) {
+    throw new InvalidInputError(`not a queue URL: ${url}`, { cause });
+  }
+  const [account, name] = u.pathname.split('/').filter(Boolean);
+  if (!account || !name) throw new InvalidInputError(`not a queue URL (expected .../<account>/<name>): ${url}`);
+  const host = /^(?:sqs\.)?([a-z]{2}(?:-gov|-iso[a-z]*)?-[a-z]+-\d)\./.exec(u.hostname);
+  const partition = u.hostname.endsWith('.amazonaws.com.cn') ? 'aws-cn' : 'aws';
+  return `arn:${partition}:sqs:${host?.[1] ?? fallbackRegion}:${account}:${name}`;
+}
+
+/**
+ * The functions' environment ({@link AwsEnv}) from stack outputs; a missing required
+ * output is named in the error.
+ *
+ * @example
+ * const env = envFromOutputs(await stackOutputs(cf, 'Airless'), { stackName: 'Airless' });
+ */
+export function envFromOutputs(o: Record<string, string>, opts: { stackName: string; region?: string }): AwsEnv {
+  const missing = REQUIRED.filter((k) => !o[STACK_OUTPUTS[k]]).map((k) => STACK_OUTPUTS[k]);
+  if (missing.length) {
+    throw new AwsConfigError(`stack ${opts.stackName} has no output ${missing.join(', ')}; is it an Airless stack? (redeploy with \`npx cdk deploy\`)`);
+  }
+  const get = (k: keyof typeof STACK_OUTPUTS) => o[STACK_OUTPUTS[k]];
+  const num = (k: keyof typeof STACK_OUTPUTS, d: number) => (get(k) !== undefined && Number.isFinite(Number(get(k))) ? Number(get(k)) : d);
+  const schedulerDlqUrl = get('schedulerDlqUrl');
+  return {
+    tablePrefix: get('tablePrefix'),
+    queueUrl: get('queueUrl'),
+    queueArn: get('queueArn') ?? queueArnFromUrl(get('queueUrl'), opts.region),
+    bucket: get('bucket'),
+    shards: num('shards', 8),
+    timerGroup: get('timerGroup'),
+    dagScheduleGroup: get('dagScheduleGroup'),
+    schedulerRoleArn: get('schedulerRoleArn') ?? '',
+    schedulerDlqArn: get('schedulerDlqArn') ?? (schedulerDlqUrl ? queueArnFromUrl(schedulerDlqUrl, opts.region) : ''),
+    workerTimeoutMs: num('workerTimeoutMs', 300_000),
+    runRetentionMs: DEFAULT_CONFIG.runRetentionMs,
+  };
+}
+
+/**
+ * The worker's log group: the `WorkerLogGroupName` output, else the stack's
+ * `AWS::Logs::LogGroup` whose logical id is the worker's (`...FunctionsWorkerLogs<hash>`).
+ */
+export async function workerLogGroup(cf: CloudFormationClient, stackName: string, outputs: Record<string, string>): Promise<string> {
+  const named = outputs[STACK_OUTPUTS.workerLogGroup];
+  if (named) return named;
+  let token: string | undefined;
+  do {
+    const page = await aws(`CloudFormation ListStackResources ${stackName}`, () =>
+      cf.send(new ListStackResourcesCommand({ StackName: stackName, NextToken: token })), stackName);
+    const hit = (page.StackResourceSummaries ?? []).find((r) =>
+      r.ResourceType === 'AWS::Logs::LogGroup' && /WorkerLogs[0-9A-F]{8}$/.test(r.LogicalResourceId ?? ''));
+    if (hit?.PhysicalResourceId) return hit.PhysicalResourceId;
+    token = page.NextToken;
+  } while (token);
+  throw new AwsConfigError(`stack ${stackName} has no worker log group; redeploy it with \`npx cdk deploy\``);
+}
+
+interface SdkError {
+  name?: string;
+  Code?: string;
+  message?: string;
+  code?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+/**
+ * Explains an SDK error in one line with a hint; config problems (credentials, region,
+ * missing stack, access) become {@link AwsConfigError} (exit 2), the rest an
+ * {@link AirlessError} (exit 1). The original error is kept as `cause`.
+ *
+ * @example
+ * try { await cf.send(cmd); } catch (e) { throw explainAwsError('CloudFormation DescribeStacks', e, 'Airless'); }
+ */
+export function explainAwsError(what: string, err: unknown, stackName?: string): AirlessError {
+  if (err instanceof AirlessError) return err;
+  const e = (typeof err === 'object' && err !== null ? err : {}) as SdkError;
+  const name = e.name ?? e.Code ?? 'Error';
+  const msg = (e.message ?? String(err)).split('\n')[0];
+  const config = (text: string) => new AwsConfigError(text, { cause: err });
+  if (name === 'CredentialsProviderError' || /Could not load credentials|credential/i.test(msg) && !/expired/i.test(msg)) {
+    return config(`${what}: no AWS credentials found; set AWS_PROFILE (and run \`aws sso login\`) or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY`);
+  }
+  if (/ExpiredToken|TokenRefreshRequired|RequestExpired/.test(name) || /expired/i.test(msg)) {
+    return config(`${what}: your AWS session has expired; refresh it (\`aws sso login\` or new temporary credentials) and try again`);
+  }
+  if (/Region is missing|region/i.test(msg) && /missing|not set|invalid/i.test(msg)) {
+    return config(`${what}: no AWS region configured; set AWS_REGION (or a region in your AWS profile)`);
+  }
+  if (/InvalidClientTokenId|UnrecognizedClient|SignatureDoesNotMatch|InvalidSignature/.test(name)) {
+    return config(`${what}: AWS rejected your credentials (${name}); check AWS_PROFILE / AWS_ACCESS_KEY_ID and the account`);
+  }
+  if (/AccessDenied|AccessDeniedException|UnauthorizedOperation|Forbidden/.test(name) || e.$metadata?.httpStatusCode === 403) {
+    return config(`${what}: access denied (${msg}); your identity needs this permission on the stack's resources`);
+  }
+  if (name === 'ValidationError' && /does not exist/.test(msg)) {
+    return config(`stack ${stackName ?? ''} does not exist in this account and region; deploy it with \`npx cdk deploy\`, or pass --stack NAME / set AWS_REGION`.replace('stack  ', 'stack '));
+  }
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo/.test(`${name} ${msg} ${e.code ?? ''}`)) {
+    return new AirlessError(`${what}: cannot reach AWS (${msg}); check the network, or AIRLESS_AWS_ENDPOINT for LocalStack`, { cause: err, retryable: true });
+  }
+  return new AirlessError(`${what} failed: ${name}: ${msg}`, { cause: err });
+}
+
+/** Runs one SDK call, explaining its error. */
+export async function aws<T>(what: string, call: () => Promise<T>, stackName?: string): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw explainAwsError(what, e, stackName);
+  }
+}

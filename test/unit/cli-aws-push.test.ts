@@ -1,0 +1,118 @@
+/**
+ * `airless push` against s3rver: build, upload, then poll for the registration that a
+ * simulated register-bundle step writes. Polling waits on an injected sleep, never for real.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeClients } from '../../lib/adapters/aws/clients.js';
+import { registrationKey, type RegisterResult } from '../../lib/adapters/aws/register.js';
+import { LATEST_KEY } from '../../lib/adapters/aws/s3-bundles.js';
+import { BundleError } from '../../lib/engine/errors.js';
+import { pushBundle } from '../../lib/cli/aws-push.js';
+import { exitCodeFor } from '../../lib/cli/output.js';
+
+interface S3rverInstance {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+const BUCKET = 'push-test';
+let work: string;
+let dags: string;
+let server: S3rverInstance;
+let s3: S3Client;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'airless-push-test-'));
+  dags = join(work, 'dags');
+  await (await import('node:fs/promises')).mkdir(dags);
+  await writeFile(join(dags, 'hello.ts'), `import { dag } from 'airless';
+export default dag('hello', { schedule: '@daily', startDate: '2026-01-01' }, ({ task }) => { task('say', async () => 'hi'); });
+`);
+  const name: string = 's3rver';
+  const { default: S3rver } = (await import(name)) as { default: new (o: Record<string, unknown>) => S3rverInstance };
+  server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
+  s3 = makeClients({ endpoints: { s3: `http://127.0.0.1:${(await server.run()).port}` } }).s3;
+});
+
+afterAll(async () => {
+  s3?.destroy();
+  await server?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+/** A virtual clock whose sleep runs `onSleep` (the simulated register step) instead of waiting. */
+function fakeTime(onSleep: (n: number) => Promise<void>) {
+  let t = 0;
+  let sleeps = 0;
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+      await onSleep(++sleeps);
+    },
+    get sleeps() {
+      return sleeps;
+    },
+  };
+}
+
+async function latestVersion(): Promise<string> {
+  return (await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: LATEST_KEY }))).Body!.transformToString()).trim();
+}
+
+async function writeRegistration(r: RegisterResult): Promise<void> {
+  await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: registrationKey(r.version), Body: JSON.stringify(r) }));
+}
+
+describe('airless push', () => {
+  it('uploads, waits for the registration and prints what changed', async () => {
+    const lines: string[] = [];
+    const time = fakeTime(async (n) => {
+      if (n === 2) {
+        const version = await latestVersion();
+        await writeRegistration({ version, ok: true, added: ['hello'], updated: [], removed: ['old'], schedules: { created: ['hello'], updated: [], deleted: ['old'] } });
+      }
+    });
+    const r = await pushBundle(dags, { s3, bucket: BUCKET, out: (l) => lines.push(l), ...time, intervalMs: 1_000 });
+    expect(r.ok).toBe(true);
+    expect(time.sleeps).toBe(2);
+    const version = await latestVersion();
+    expect(r.version).toBe(version);
+    expect(lines).toEqual([
+      `built 1 DAG(s) from ${dags}`,
+      `uploaded bundle ${version} to s3://${BUCKET}; waiting for registration`,
+      `registered bundle ${version}`,
+      '  DAGs: added hello; removed old',
+      '  schedules: created hello; deleted old',
+    ]);
+  });
+
+  it('does not take the verdict of an earlier push of the same build', async () => {
+    // The previous test left a registration for this (content-addressed) version.
+    const lines: string[] = [];
+    const time = fakeTime(async () => writeRegistration({ version: await latestVersion(), ok: true, added: [], updated: [], removed: [], schedules: { created: [], updated: [], deleted: [] } }));
+    await pushBundle(dags, { s3, bucket: BUCKET, out: (l) => lines.push(l), ...time });
+    expect(time.sleeps).toBe(1);
+    expect(lines.slice(-2)).toEqual(['  DAGs: no change', '  schedules: no change']);
+  });
+
+  it('reports a rejected bundle with its reason (exit 2)', async () => {
+    const time = fakeTime(async () => writeRegistration({ version: await latestVersion(), ok: false, error: 'dag hello: unknown sensor type foo' }));
+    const err = await pushBundle(dags, { s3, bucket: BUCKET, out: () => {}, ...time }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BundleError);
+    expect((err as Error).message).toMatch(/^bundle [\w.-]+ was rejected: dag hello: unknown sensor type foo$/);
+    expect(exitCodeFor(err)).toBe(2);
+  });
+
+  it('gives up after the timeout with a hint (exit 1)', async () => {
+    const time = fakeTime(async () => {});
+    const err = await pushBundle(dags, { s3, bucket: BUCKET, out: () => {}, ...time, timeoutMs: 10_000, intervalMs: 2_000 }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/not registered within 10 s; check the register-bundle function/);
+    expect(exitCodeFor(err)).toBe(1);
+    expect(time.sleeps).toBe(5);
+  });
+});

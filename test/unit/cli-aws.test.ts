@@ -1,0 +1,149 @@
+/**
+ * The deployed-stack CLI without AWS: stack outputs to the functions' environment, and
+ * AWS errors explained in one line with the right exit code (CloudFormation mocked).
+ */
+import { CloudFormationClient, DescribeStacksCommand, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-vitest/extend';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeClients } from '../../lib/adapters/aws/clients.js';
+import { fetchTaskLogs, logFilterPattern, parseLogLine } from '../../lib/cli/aws-ops.js';
+import { AwsConfigError, envFromOutputs, explainAwsError, queueArnFromUrl, workerLogGroup, type CliClients } from '../../lib/cli/aws-stack.js';
+import { runAwsCommand } from '../../lib/cli/aws.js';
+import { exitCodeFor, UsageError } from '../../lib/cli/output.js';
+
+const cf = mockClient(CloudFormationClient);
+const logsMock = mockClient(CloudWatchLogsClient);
+
+const OUTPUTS = {
+  BucketName: 'airless-bundles-abc', TablePrefix: 'Airless-', QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Airless-Ready',
+  DeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Airless-Dlq',
+  SchedulerDeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Airless-SchedDlq',
+  SchedulerGroup: 'Airless-timers', DagScheduleGroup: 'Airless-dags',
+};
+
+function clients(): CliClients {
+  return { ...makeClients({ region: 'eu-west-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }), cloudformation: new CloudFormationClient({ region: 'eu-west-1' }), logs: new CloudWatchLogsClient({ region: 'eu-west-1' }), region: 'eu-west-1' };
+}
+
+function sdkError(name: string, message: string, status = 400): Error {
+  return Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status }, $fault: 'client' });
+}
+
+async function failure(p: Promise<unknown>): Promise<{ message: string; code: number }> {
+  const e = await p.then(() => undefined, (err: unknown) => err);
+  if (!e) throw new Error('expected a failure');
+  const message = (e as Error).message;
+  expect(message).not.toContain('\n');
+  expect(message).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
+  return { message, code: exitCodeFor(e) };
+}
+
+beforeEach(() => {
+  cf.reset();
+  logsMock.reset();
+});
+
+describe('stack outputs -> environment', () => {
+  it('maps the outputs and derives the queue ARNs from their URLs', () => {
+    expect(envFromOutputs(OUTPUTS, { stackName: 'Airless' })).toEqual({
+      tablePrefix: 'Airless-', queueUrl: OUTPUTS.QueueUrl, queueArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-Ready',
+      bucket: 'airless-bundles-abc', shards: 8, timerGroup: 'Airless-timers', dagScheduleGroup: 'Airless-dags',
+      schedulerRoleArn: '', schedulerDlqArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-SchedDlq',
+      workerTimeoutMs: 300_000, runRetentionMs: 90 * 24 * 3600_000,
+    });
+  });
+
+  it('prefers explicit outputs when the stack has them', () => {
+    const env = envFromOutputs({ ...OUTPUTS, QueueArn: 'arn:aws:sqs:eu-west-1:1:q', SchedulerRoleArn: 'arn:aws:iam::1:role/r', Shards: '16' }, { stackName: 'Airless' });
+    expect(env).toMatchObject({ queueArn: 'arn:aws:sqs:eu-west-1:1:q', schedulerRoleArn: 'arn:aws:iam::1:role/r', shards: 16 });
+  });
+
+  it('names missing outputs (exit 2)', () => {
+    const { QueueUrl: _q, TablePrefix: _t, ...rest } = OUTPUTS;
+    expect(() => envFromOutputs(rest, { stackName: 'Mine' })).toThrow(/stack Mine has no output TablePrefix, QueueUrl/);
+    expect(exitCodeFor(new AwsConfigError('x'))).toBe(2);
+  });
+
+  it('derives queue ARNs for AWS and LocalStack URLs', () => {
+    expect(queueArnFromUrl('http://sqs.us-east-1.localhost.localstack.cloud:4566/000000000000/ready')).toBe('arn:aws:sqs:us-east-1:000000000000:ready');
+    expect(queueArnFromUrl('http://localhost:4566/000000000000/ready', 'eu-central-1')).toBe('arn:aws:sqs:eu-central-1:000000000000:ready');
+    expect(() => queueArnFromUrl('http://localhost:4566/')).toThrow(/not a queue URL/);
+  });
+
+  it('finds the worker log group among the stack resources when no output names it', async () => {
+    cf.on(ListStackResourcesCommand).resolves({ StackResourceSummaries: [
+      { LogicalResourceId: 'AirlessFunctionsTickLogs0A1B2C3D', ResourceType: 'AWS::Logs::LogGroup', PhysicalResourceId: 'tick-logs', ResourceStatus: 'CREATE_COMPLETE', LastUpdatedTimestamp: new Date() },
+      { LogicalResourceId: 'AirlessFunctionsWorkerLogs9F8E7D6C', ResourceType: 'AWS::Logs::LogGroup', PhysicalResourceId: 'worker-logs', ResourceStatus: 'CREATE_COMPLETE', LastUpdatedTimestamp: new Date() },
+    ] });
+    expect(await workerLogGroup(new CloudFormationClient({ region: 'eu-west-1' }), 'Airless', {})).toBe('worker-logs');
+    expect(await workerLogGroup(new CloudFormationClient({ region: 'eu-west-1' }), 'Airless', { WorkerLogGroupName: 'named' })).toBe('named');
+  });
+});
+
+describe('AWS errors in one line', () => {
+  const run = (stack?: string) => runAwsCommand('runs', ['etl_daily'], { stack }, { clients: clients(), environment: {}, out: () => {} });
+
+  it('a missing stack: exit 2 with a hint to deploy or pass --stack', async () => {
+    cf.on(DescribeStacksCommand).rejects(sdkError('ValidationError', 'Stack with id Nope does not exist'));
+    const f = await failure(run('Nope'));
+    expect(f.code).toBe(2);
+    expect(f.message).toMatch(/^stack Nope does not exist in this account and region; deploy it with `npx cdk deploy`, or pass --stack NAME/);
+    expect(cf).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'Nope' });
+  });
+
+  it('no credentials: exit 2 with a hint', async () => {
+    cf.on(DescribeStacksCommand).rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+    const f = await failure(run());
+    expect(f.code).toBe(2);
+    expect(f.message).toMatch(/no AWS credentials found; set AWS_PROFILE/);
+  });
+
+  it('access denied: exit 2 naming the call', async () => {
+    cf.on(DescribeStacksCommand).rejects(sdkError('AccessDenied', 'User: arn:aws:iam::1:user/x is not authorized to perform: cloudformation:DescribeStacks', 403));
+    const f = await failure(run());
+    expect(f.code).toBe(2);
+    expect(f.message).toMatch(/^CloudFormation DescribeStacks Airless: access denied \(User: .* not authorized/);
+  });
+
+  it('an expired session: exit 2 with a hint to refresh', async () => {
+    cf.on(DescribeStacksCommand).rejects(sdkError('ExpiredToken', 'The security token included in the request is expired'));
+    const f = await failure(run());
+    expect(f.code).toBe(2);
+    expect(f.message).toMatch(/session has expired; refresh it/);
+  });
+
+  it('a server fault: exit 1', async () => {
+    cf.on(DescribeStacksCommand).rejects(sdkError('InternalFailure', 'boom', 500));
+    const f = await failure(run());
+    expect(f.code).toBe(1);
+    expect(f.message).toBe('CloudFormation DescribeStacks Airless failed: InternalFailure: boom');
+  });
+
+  it('an unknown command or missing argument is a usage error before any AWS call', async () => {
+    await expect(runAwsCommand('nope', [], {})).rejects.toThrow(UsageError);
+    await expect(runAwsCommand('tasks', ['etl_daily'], {})).rejects.toThrow(/needs <dag> <runId>/);
+    expect(cf.calls()).toHaveLength(0);
+  });
+
+  it('explains a wrapped region problem', () => {
+    expect(explainAwsError('S3 PutObject', new Error('Region is missing')).message).toMatch(/no AWS region configured; set AWS_REGION/);
+  });
+});
+
+describe('task logs', () => {
+  it('builds the JSON filter pattern and keeps only the task try lines', async () => {
+    expect(logFilterPattern({ dagId: 'etl', runId: 'manual__2026-01-01T00:00:00.000Z', taskId: 'x', tryNumber: 2 }))
+      .toBe('{ ($.dagId = "etl") && ($.runId = "manual__2026-01-01T00:00:00.000Z") && ($.taskId = "x") && ($.tryNumber = 2) }');
+    expect(parseLogLine('2026-01-01T00:00:00Z\treq\tINFO\t{"a":1}')).toEqual({ a: 1 });
+    const line = (o: object) => ({ message: JSON.stringify(o), timestamp: 1 });
+    logsMock.on(FilterLogEventsCommand)
+      .resolvesOnce({ events: [line({ level: 'INFO', message: 'hi', dagId: 'etl', runId: 'r', taskId: 'x', tryNumber: 2 }), line({ dagId: 'etl', runId: 'r', taskId: 'y', tryNumber: 2 })], nextToken: 't' })
+      .resolvesOnce({ events: [line({ level: 'WARN', message: 'try 1', dagId: 'etl', runId: 'r', taskId: 'x', tryNumber: 1 }), { message: 'not json' }] });
+    const got = await fetchTaskLogs(new CloudWatchLogsClient({ region: 'eu-west-1' }), { dagId: 'etl', runId: 'r', taskId: 'x', tryNumber: 2, logGroupName: 'g' });
+    expect(got.map((l) => l.message)).toEqual(['hi']);
+    expect(logsMock).toHaveReceivedCommandTimes(FilterLogEventsCommand, 2);
+    expect(logsMock).toHaveReceivedNthCommandWith(FilterLogEventsCommand, 2, { logGroupName: 'g', nextToken: 't' });
+  });
+});
