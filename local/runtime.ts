@@ -27,6 +27,7 @@ import {
   type Store,
 } from '../lib/engine/ports.js';
 import { reconcile } from '../lib/engine/reconcile.js';
+import { recoveryDueAt } from '../lib/engine/recover.js';
 import { registerManifest, triggerRun, type TriggerOptions } from '../lib/engine/runs.js';
 import { isRunTerminal } from '../lib/engine/states.js';
 
@@ -176,9 +177,22 @@ export class EmbeddedRuntime {
       // dueAt, a sensor's next poke, a schedule tick) instead of ticking every minute
       // through idle hours. Timers and delayed messages wake the runtime by themselves.
       const [first] = await this.ports.store.listDueTasks(Number.MAX_SAFE_INTEGER, 1);
-      const wake = Math.min(first?.dueAt ?? Infinity, ...Object.values(report.nextTicks), ...pokes.map((r) => r.nextPokeAt ?? Infinity));
+      const wake = Math.min(first?.dueAt ?? Infinity, ...Object.values(report.nextTicks), ...pokes.map((r) => r.nextPokeAt ?? Infinity),
+        await this.nextRecoveryAt());
       this.nextTickAt = Math.max(this.nextTickAt, wake);
     }
+  }
+
+  /** Earliest time a queued try would be re-sent or a running try's lease ends. */
+  private async nextRecoveryAt(): Promise<number> {
+    let at = Infinity;
+    for (const run of await this.ports.store.listActiveRuns()) {
+      if (run.state !== 'running') continue;
+      for (const ti of await this.ports.store.listTasks(run.dagId, run.runId)) {
+        at = Math.min(at, recoveryDueAt(ti, this.ports.config) ?? Infinity);
+      }
+    }
+    return at;
   }
 
   private nextEventAt(): number {

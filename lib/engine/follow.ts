@@ -14,6 +14,7 @@ import { evaluateTriggerRule } from './trigger-rules.js';
 import { startWaiting } from './waiting.js';
 // runs.ts imports this module too: the cycle is safe, both only call each other at run time.
 import { startQueuedRuns } from './runs.js';
+import { expireLease, requeueIfLost } from './recover.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -54,7 +55,7 @@ export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise
   const r = await p.store.updateTask(
     ti,
     { state: from, tryNumber: ti.tryNumber },
-    { state: 'queued', tryNumber, queuedAt: now, dueAt: now + p.config.requeueAfterMs, ready: null, leaseUntil: null },
+    { state: 'queued', tryNumber, queuedAt: now, dueAt: null, ready: null, leaseUntil: null, requeues: null, requeuedAt: null },
     // A resumed deferral already holds its place in the run; it is not refused a slot.
     slotFor(rc, 1, !resume),
   );
@@ -210,6 +211,10 @@ export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
     }
     if (ti.state === 'scheduled') {
       work.push(decideTask(p, rc, ti));
+    } else if (ti.state === 'queued') {
+      work.push(requeueIfLost(p, ti));
+    } else if (ti.state === 'running') {
+      work.push(expireLease(p, rc, ti));
     } else if (isTerminal(ti.state)) {
       const missing = t.downstream.filter((d) => byId.get(d)?.upstream[t.taskId] === undefined);
       if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));

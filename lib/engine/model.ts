@@ -160,6 +160,9 @@ export interface TaskInstance extends TaskKey {
   /** When reconcile must look at this task next (sparse: only non-terminal tasks). */
   dueAt?: number;
   queuedAt?: number;
+  /** Reconcile re-sent the message of this queued try: when, and how many times. */
+  requeuedAt?: number;
+  requeues?: number;
   startedAt?: number;
   endedAt?: number;
   /** Method a deferred task resumes with, its kwargs and the trigger that resumes it. */

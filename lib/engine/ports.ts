@@ -269,6 +269,8 @@ export interface EngineConfig {
   runRetentionMs: number;
   /** Longest wait the queue can delay a message by (SQS: 15 minutes). */
   maxQueueDelayMs: number;
+  /** A timer not delivered this long after its time is fired by reconcile instead. */
+  timerGraceMs: number;
   /** Concurrent pokes per poker. */
   pokeConcurrency: number;
   /** Per-poke timeout. */
@@ -283,6 +285,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   signalRetentionMs: 24 * 3600_000,
   runRetentionMs: 90 * 24 * 3600_000,
   maxQueueDelayMs: 15 * 60_000,
+  timerGraceMs: 2 * 60_000,
   pokeConcurrency: 256,
   pokeTimeoutMs: 30_000,
 };

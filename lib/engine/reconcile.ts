@@ -1,8 +1,8 @@
 /**
  * The reconcile tick: the safety net, never the hot path. Safe to run concurrently with
  * itself and with workers: every action is a compare-and-set or idempotent.
- * It re-queues queued tasks whose message was lost, fails or retries running tasks
- * whose lease expired, releases due retries, times out deferrals and sensors, starts
+ * It re-queues queued tasks whose message was lost and fails or retries running tasks
+ * whose lease expired (both found by the scan of running runs), releases due retries, times out deferrals and sensors, starts
  * queued runs, advances running runs (recovering any fast follow a crash cut short),
  * and creates the runs schedules owe.
  */
@@ -13,12 +13,10 @@ import type { Ports } from './ports.js';
 import { timeoutSensor } from './poke.js';
 import { startQueuedRuns, scheduleDag } from './runs.js';
 import { reviewDeferred } from './waiting.js';
-import { failTry } from './worker-finish.js';
+import { expireLease, requeueIfLost } from './recover.js';
 
 export interface ReconcileReport {
   due: number;
-  requeued: number;
-  expiredLeases: number;
   runsAdvanced: number;
   /** Next schedule tick per DAG, for runtimes that arm timers. */
   nextTicks: Record<string, number>;
@@ -42,7 +40,7 @@ async function ctxCache(p: Ports) {
  * const report = await reconcile(ports);
  */
 export async function reconcile(p: Ports, opts: { limit?: number; schedules?: boolean } = {}): Promise<ReconcileReport> {
-  const report: ReconcileReport = { due: 0, requeued: 0, expiredLeases: 0, runsAdvanced: 0, nextTicks: {} };
+  const report: ReconcileReport = { due: 0, runsAdvanced: 0, nextTicks: {} };
   const ctxOf = await ctxCache(p);
   const now = p.clock.now();
   const due = await p.store.listDueTasks(now, opts.limit ?? 1000);
@@ -81,20 +79,13 @@ async function reviewDue(p: Ports, rc: RunCtx, ti: TaskInstance, report: Reconci
   const now = p.clock.now();
   const t = taskSpec(rc.spec, ti.taskId);
   switch (ti.state) {
-    case 'queued': {
-      // The message may be lost: move dueAt first (one reconciler wins), then re-send.
-      const r = await p.store.updateTask(ti, { state: 'queued', tryNumber: ti.tryNumber }, { dueAt: now + p.config.requeueAfterMs });
-      if (!r.ok) return;
-      report.requeued++;
-      p.metrics.count('Requeued');
-      await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber }]);
+    // Queued and running tries carry no dueAt (advanceRun finds them); these two cases
+    // only serve items written with one.
+    case 'queued':
+      await requeueIfLost(p, ti);
       return;
-    }
     case 'running':
-      if ((ti.leaseUntil ?? 0) > now) return;
-      report.expiredLeases++;
-      p.metrics.count('ExpiredLeases');
-      await failTry(p, rc, t, ti, 'the worker running this try was lost (lease expired)', { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, false);
+      await expireLease(p, rc, ti);
       return;
     case 'up_for_retry':
       await queueTask(p, rc, ti);

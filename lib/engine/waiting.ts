@@ -16,7 +16,7 @@ import { renderDeep, renderTemplate, templateVars } from './template.js';
 
 /** Poke targets are spread over this many virtual shards; poker i of N takes v ≡ i (mod N). */
 export const VIRTUAL_SHARDS = 64;
-/** EventBridge Scheduler fires within 60 s of its time; reconcile steps in after this. */
+/** Default of `EngineConfig.timerGraceMs`: Scheduler fires within 60 s of its time; reconcile steps in after this. */
 export const TIMER_GRACE_MS = 2 * 60_000;
 /** How often reconcile re-checks a task waiting on an event (a missed signal). */
 export const EVENT_RECHECK_MS = 60_000;
@@ -69,7 +69,7 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
     const token = newToken(p);
     const r = await p.store.updateTask(ti, { state: 'scheduled', tryNumber: ti.tryNumber }, {
       state: 'deferred', tryNumber, owner: token, nextMethod: '__time_sensor', trigger: { at: fireAt },
-      sensorStartedAt, queuedAt: now, startedAt: now, dueAt: fireAt + TIMER_GRACE_MS, ready: null,
+      sensorStartedAt, queuedAt: now, startedAt: now, dueAt: fireAt + p.config.timerGraceMs, ready: null,
     });
     if (!r.ok) return void p.metrics.count('LostRaces');
     p.metrics.count('TasksDeferred');
@@ -116,7 +116,7 @@ export async function deferTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInsta
   } else {
     const fireAt = fireTime(req.trigger as { after?: string; at?: string }, now);
     trigger = { at: fireAt };
-    dueAt = fireAt + TIMER_GRACE_MS;
+    dueAt = fireAt + p.config.timerGraceMs;
   }
   if (timeoutAt !== undefined) dueAt = Math.min(dueAt, timeoutAt);
   const r = await p.store.updateTask(

@@ -49,7 +49,7 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   const claim = await p.store.updateTask(
     msg,
     { state: 'queued', tryNumber: msg.tryNumber },
-    { state: 'running', owner, startedAt: now, leaseUntil: now + lease, dueAt: now + lease },
+    { state: 'running', owner, startedAt: now, leaseUntil: now + lease },
   );
   if (!claim.ok) {
     p.metrics.count('LostRaces');

@@ -1,0 +1,44 @@
+/**
+ * Recovery of tries whose owner disappeared, found by reconcile's scan of running runs
+ * (queued and running tasks keep no `dueAt`, so the hot path writes no index entries):
+ * a queued try whose message was lost is re-sent, with a backoff so that a long backlog
+ * is not flooded with copies; a running try whose lease expired fails or retries.
+ */
+import { taskSpec, type RunCtx } from './dag-index.js';
+import type { TaskInstance } from './model.js';
+import type { EngineConfig, Ports } from './ports.js';
+import { failTry } from './worker-finish.js';
+
+/**
+ * When reconcile should next look at a queued or running try: a queued try's message is
+ * re-sent after `requeueAfterMs`, then after twice that, and so on; a running try is
+ * failed when its lease ends. Undefined for other states.
+ */
+export function recoveryDueAt(ti: TaskInstance, config: EngineConfig): number | undefined {
+  if (ti.state === 'running') return ti.leaseUntil;
+  if (ti.state !== 'queued') return undefined;
+  const since = ti.requeuedAt ?? ti.queuedAt ?? 0;
+  return since + config.requeueAfterMs * 2 ** Math.min(ti.requeues ?? 0, 6);
+}
+
+/** Re-sends a queued try's message when it has waited too long (see {@link recoveryDueAt}). */
+export async function requeueIfLost(p: Ports, ti: TaskInstance): Promise<boolean> {
+  const now = p.clock.now();
+  const n = ti.requeues ?? 0;
+  if (now < (recoveryDueAt(ti, p.config) ?? Number.POSITIVE_INFINITY)) return false;
+  // Concurrent reconcilers may both pass this write and both send: a duplicate message
+  // loses its claim, so that is harmless (and rare).
+  const r = await p.store.updateTask(ti, { state: 'queued', tryNumber: ti.tryNumber }, { requeuedAt: now, requeues: n + 1, dueAt: null });
+  if (!r.ok) return false;
+  p.metrics.count('Requeued');
+  await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber }]);
+  return true;
+}
+
+/** Fails (or retries) a running try whose lease has expired: its worker is gone. */
+export async function expireLease(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
+  if ((ti.leaseUntil ?? Number.POSITIVE_INFINITY) > p.clock.now()) return false;
+  p.metrics.count('ExpiredLeases');
+  return failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)',
+    { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, false);
+}
