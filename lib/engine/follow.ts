@@ -122,12 +122,41 @@ export async function settleDownstream(
   await Promise.all(
     t.downstream.map(async (d) => {
       const outcome: UpstreamOutcome = followed && !followed.has(d) ? 'branch_skipped' : outcomeOf(state);
+      if (await settleOnlyUpstream(p, rc, d, taskId, outcome)) return;
       const item = await p.store.recordUpstream(keyOf(rc, d), taskId, outcome);
       if (item.state === 'scheduled') await decideTask(p, rc, item);
       else mayBeDone = true;
     }),
   );
   return mayBeDone;
+}
+
+/**
+ * A downstream whose only upstream just finished is decided by that outcome alone, so it
+ * is created already decided, in one conditional put, instead of a record write and then
+ * a decision write (a chain costs one write less per task). When the item exists (a
+ * repair, a clear) the put fails and the general path runs. Not for sensors or when the
+ * maxActiveTasks counter must move with the write.
+ */
+async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
+  const t = taskSpec(rc.spec, taskId);
+  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || rc.run.state !== 'running') return false;
+  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome });
+  if (decision === 'wait') return false;
+  const now = p.clock.now();
+  const base: TaskInstance = { ...keyOf(rc, taskId), state: 'scheduled', tryNumber: 0, upstream: { [upstreamId]: outcome } };
+  if (decision === 'run') {
+    const r = await p.store.putTask({ ...base, state: 'queued', tryNumber: 1, queuedAt: now });
+    if (!r.ok) return false;
+    await p.queue.send([{ kind: 'task', dagId: base.dagId, runId: base.runId, taskId, tryNumber: 1 }]);
+    return true;
+  }
+  const state: TaskState = decision === 'skip' ? 'skipped' : 'upstream_failed';
+  const { dueAt: _dueAt, ...end } = ended(p);
+  const r = await p.store.putTask({ ...base, state, ...(end.expiresAt === null ? { endedAt: end.endedAt } : { endedAt: end.endedAt, expiresAt: end.expiresAt }) });
+  if (!r.ok) return false;
+  await afterTerminal(p, rc, taskId, state);
+  return true;
 }
 
 /**

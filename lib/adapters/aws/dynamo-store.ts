@@ -65,13 +65,32 @@ export class DynamoStore implements Store {
 
   // ----------------------------------------------------------------- DAG registry
 
+  // The spec lives in its own kv item (`d:<dagId>`), not in the DAG item: the DAG item
+  // holds the activeRuns counter, which moves in a transaction at every run start and
+  // end, and a transactional write costs 2 units per KB of the whole item. A spec of a
+  // few KB there made those two writes cost more than all of a run's task writes.
+
   async putDag(rec: DagRecord): Promise<void> {
-    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: encodeFields(rec), ...NO_RETURN }), 'write');
+    await this.putSpec(rec.dagId, rec.spec);
+    const { spec: _spec, ...rest } = rec;
+    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: encodeFields(rest), ...NO_RETURN }), 'write');
   }
 
   async getDag(dagId: string): Promise<DagRecord | undefined> {
     const item = await getItem(this.r, this.t.dags, { dagId: { S: dagId } });
-    return item && ((await decodeFields(item)) as unknown as DagRecord);
+    return item && this.decodeDag(item);
+  }
+
+  private async putSpec(dagId: string, spec: DagRecord['spec']): Promise<void> {
+    const v = await encodeJson(spec, blobPath('spec', dagId), `spec of dag ${dagId}`, this.blobs);
+    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: { pk: { S: `d:${dagId}` }, v }, ...NO_RETURN }), 'write');
+  }
+
+  private async decodeDag(item: Item): Promise<DagRecord | undefined> {
+    const fields = (await decodeFields(item)) as unknown as Omit<DagRecord, 'spec'>;
+    const specItem = await getItem(this.r, this.t.kv, { pk: { S: `d:${fields.dagId}` } });
+    if (!specItem?.['v']) return undefined;
+    return { ...fields, spec: (await decodeValue(specItem['v'], this.blobs)) as DagRecord['spec'] };
   }
 
   async listDags(): Promise<DagRecord[]> {
@@ -82,7 +101,10 @@ export class DynamoStore implements Store {
         new ScanCommand({ TableName: this.t.dags, ExclusiveStartKey: start, ConsistentRead: true, ...NO_RETURN }),
         'read',
       );
-      for (const item of page.Items ?? []) out.push((await decodeFields(item)) as unknown as DagRecord);
+      for (const item of page.Items ?? []) {
+        const d = await this.decodeDag(item);
+        if (d) out.push(d);
+      }
       start = page.LastEvaluatedKey;
     } while (start);
     return out.sort((a, b) => (a.dagId < b.dagId ? -1 : 1));
@@ -91,12 +113,24 @@ export class DynamoStore implements Store {
   async updateDag(dagId: string, patch: Partial<Omit<DagRecord, 'dagId'>>, expectNextTickAt?: number | null): Promise<Cas<DagRecord>> {
     const x = new Expr();
     const cond = and(exists(x, 'dagId'), expectNextTickAt !== undefined && numberIs(x, 'nextTickAt', expectNextTickAt));
-    await this.patchInto(x, patch);
-    return casUpdate(this.r, this.t.dags, { dagId: { S: dagId } }, x, cond, (i) => decodeFields(i) as Promise<unknown> as Promise<DagRecord>);
+    const { spec, ...rest } = patch;
+    await this.patchInto(x, rest);
+    if (spec) {
+      // The spec is written only once the DAG item's condition holds, so a lost race
+      // leaves the spec as it was.
+      const check = await getItem(this.r, this.t.dags, { dagId: { S: dagId } });
+      if (!check) return { ok: false, current: undefined, reason: 'condition' };
+      if (expectNextTickAt !== undefined && ((check['nextTickAt']?.N !== undefined ? Number(check['nextTickAt'].N) : null) !== expectNextTickAt)) {
+        return { ok: false, current: await this.decodeDag(check), reason: 'condition' };
+      }
+      await this.putSpec(dagId, spec);
+    }
+    return casUpdate(this.r, this.t.dags, { dagId: { S: dagId } }, x, cond, async (i) => (await this.decodeDag(i))!);
   }
 
   async deleteDag(dagId: string): Promise<void> {
     await this.r.send(new DeleteItemCommand({ TableName: this.t.dags, Key: { dagId: { S: dagId } }, ...NO_RETURN }), 'write');
+    await this.r.send(new DeleteItemCommand({ TableName: this.t.kv, Key: { pk: { S: `d:${dagId}` } }, ...NO_RETURN }), 'write');
   }
 
   // ------------------------------------------------------------------------- runs
