@@ -45,7 +45,7 @@ export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions =
   if (r.ok) {
     p.metrics.count('RunsCreated');
     p.log.info('run created', { dagId: run.dagId, runId: run.runId, runType });
-    await startQueuedRuns(p, dag.dagId);
+    await startQueuedRuns(p, dag.dagId, r.item);
   }
   return r;
 }
@@ -59,11 +59,17 @@ export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions =
   return (await p.store.getRun(dagId, r.item.runId)) ?? r.item;
 }
 
-/** Starts queued runs, oldest logical date first, while maxActiveRuns allows. */
-export async function startQueuedRuns(p: Ports, dagId: string): Promise<void> {
+/**
+ * Starts queued runs, oldest logical date first, while maxActiveRuns allows. `created`
+ * is a run just created: the listing may come from an eventually consistent index that
+ * does not show it yet.
+ */
+export async function startQueuedRuns(p: Ports, dagId: string, created?: DagRun): Promise<void> {
   const dag = await p.store.getDag(dagId);
   if (!dag || dag.paused) return;
-  const queued = (await p.store.listRuns(dagId, { states: ['queued'] })).sort((a, b) => a.logicalDate - b.logicalDate);
+  const listed = await p.store.listRuns(dagId, { states: ['queued'] });
+  if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
+  const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
   for (const run of queued) {
     const r = await p.store.updateRun(
       dagId,

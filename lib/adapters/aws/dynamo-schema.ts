@@ -36,7 +36,7 @@ export interface TableDef {
   ttlAttribute?: string;
 }
 
-/** Partitions of the low-cardinality GSI keys (`dueShard`, `activeShard`, `timeoutShard`). */
+/** Partitions of the low-cardinality GSI keys (`dueShard`, `timeoutShard`). */
 export const INDEX_SHARDS = 4;
 
 /** Attribute-name prefix of the per-upstream outcome attributes on a task item. */
@@ -55,7 +55,9 @@ export const TABLES = {
     suffix: 'runs',
     partitionKey: { name: 'dagId', type: 'S' },
     sortKey: { name: 'runId', type: 'S' },
-    gsis: [{ indexName: 'active', partitionKey: { name: 'activeShard', type: 'N' } }],
+    // Sparse: only queued and running runs carry `activeDag` (= dagId). Starting queued
+    // runs queries one DAG's active runs; reconcile scans the whole (small) index.
+    gsis: [{ indexName: 'active', partitionKey: { name: 'activeDag', type: 'S' }, sortKey: { name: 'logicalDate', type: 'N' } }],
     lsis: [{ indexName: 'byLogicalDate', partitionKey: { name: 'dagId', type: 'S' }, sortKey: { name: 'logicalDate', type: 'N' } }],
     ttlAttribute: 'expiresAt',
   },

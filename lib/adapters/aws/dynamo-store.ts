@@ -139,7 +139,7 @@ export class DynamoStore implements Store {
     parseRunState(run.state);
     const item = encodeFields(run, new Set(['conf']));
     item['conf'] = await encodeJson(run.conf, blobPath('conf', run.dagId, run.runId), `conf of run ${run.dagId}/${run.runId}`, this.blobs);
-    if (!isRunTerminal(run.state)) item['activeShard'] = { N: String(shardOf(runKeyOf(run.dagId, run.runId))) };
+    if (!isRunTerminal(run.state)) item['activeDag'] = { S: run.dagId };
     return casPut(this.r, this.t.runs, item, 'dagId', plain(run), (i) => this.decodeRun(i));
   }
 
@@ -161,8 +161,8 @@ export class DynamoStore implements Store {
     const cond = and(exists(x, 'dagId'), stateIs(x, expect.state));
     await this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] });
     if (patch.state != null) {
-      if (isRunTerminal(patch.state)) x.remove('activeShard');
-      else x.set('activeShard', { N: String(shardOf(runKeyOf(dagId, runId))) });
+      if (isRunTerminal(patch.state)) x.remove('activeDag');
+      else x.set('activeDag', { S: dagId });
     }
     const decode = (i: Item) => this.decodeRun(i);
     if (!slot) return casUpdate(this.r, this.t.runs, key, x, cond, decode);
@@ -172,6 +172,25 @@ export class DynamoStore implements Store {
 
   async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
     const x = new Expr();
+    // Queued or running only: the sparse active index holds just those, however many
+    // finished runs the DAG has (this runs at every run start and end).
+    const onlyActive = opts.states !== undefined && opts.states.every((st) => !isRunTerminal(st));
+    if (onlyActive) {
+      const items = await this.r.queryAll(
+        {
+          TableName: this.t.runs,
+          IndexName: 'active',
+          KeyConditionExpression: `${x.name('activeDag')} = ${x.value({ S: dagId })}`,
+          FilterExpression: stateIs(x, opts.states!),
+          ScanIndexForward: false,
+          ...x.params(),
+        },
+        opts.limit,
+      );
+      // The index is eventually consistent: confirm each run on the table.
+      const runs = await Promise.all(items.map((i) => this.getRun(dagId, String(i['runId']?.S))));
+      return runs.filter((r): r is DagRun => r !== undefined && opts.states!.includes(r.state));
+    }
     const items = await this.r.queryAll(
       {
         TableName: this.t.runs,
@@ -188,14 +207,17 @@ export class DynamoStore implements Store {
   }
 
   async listActiveRuns(): Promise<DagRun[]> {
-    const pages = await Promise.all(
-      SHARDS.map((s) => {
-        const x = new Expr();
-        const kc = `${x.name('activeShard')} = ${x.value({ N: String(s) })}`;
-        return this.r.queryAll({ TableName: this.t.runs, IndexName: 'active', KeyConditionExpression: kc, ...x.params() });
-      }),
-    );
-    const runs = await Promise.all(pages.flat().map((i) => this.decodeRun(i)));
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await this.r.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+        new ScanCommand({ TableName: this.t.runs, IndexName: 'active', ExclusiveStartKey: start, ...NO_RETURN }),
+        'read',
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    const runs = await Promise.all(items.map((i) => this.decodeRun(i)));
     return runs.filter((r) => !isRunTerminal(r.state));
   }
 
