@@ -19,9 +19,11 @@ function externalTaskPoke(p: Ports): SensorPoke {
     const dagId = String(pc.externalDagId ?? pc.dagId);
     const taskId = String(pc.externalTaskId ?? pc.taskId);
     const logical = Date.parse(String(pc.logicalDate));
+    if (!Number.isFinite(logical)) throw new Error(`external_task needs logicalDate (an ISO date, e.g. '{{ logical_date }}'), got ${JSON.stringify(pc.logicalDate)}`);
     const allowed = (pc.allowedStates as string[] | undefined) ?? ['success'];
-    const runs = await p.store.listRuns(dagId);
-    const run = runs.find((r) => r.logicalDate === logical);
+    // A scheduled run's id is a function of its tick: one read, not a scan of the history.
+    const run = (await p.store.getRun(dagId, `scheduled__${new Date(logical).toISOString()}`)) ??
+      (await p.store.listRuns(dagId, { limit: 200 })).find((r) => r.logicalDate === logical);
     if (!run) return false;
     const ti = await p.store.getTask({ dagId, runId: run.runId, taskId });
     return ti !== undefined && allowed.includes(ti.state);
