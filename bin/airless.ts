@@ -13,6 +13,8 @@ Local (embedded runtime, no AWS):
   dags list <dir> [--json]                list the DAGs in a folder
   run <dir> --dag ID [--conf JSON] [--logical-date ISO] [--time-warp] [--json] [--signal KEY[=JSON]]...
   run <dir> --all [...]                   one run of every DAG
+  run <dir> --dag ID --runs N --quiet     N runs at once, then throughput (tasks/s)
+      [--concurrency N]                   tasks run at once in the embedded runtime (default 8)
   tasks test <dir> <dag> <task> [--conf JSON]   run one task in process
   dev <dir> [--dynamodb-endpoint URL]     long-running local scheduler on real time (Ctrl-C stops)
 
@@ -38,6 +40,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   concurrency: { type: 'string' },
+  runs: { type: 'string' },
   signal: { type: 'string', multiple: true },
   payload: { type: 'string' },
   stack: { type: 'string' },
@@ -69,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
       need(1, '<dir>');
       return cmdRun(rest[0], {
         dag: o.dag, all: o.all, conf: o.conf, logicalDate: o['logical-date'], timeWarp: o['time-warp'],
-        json: o.json, concurrency: o.concurrency, signal: o.signal, quiet: o.quiet,
+        json: o.json, concurrency: o.concurrency, signal: o.signal, quiet: o.quiet, runs: o.runs,
       });
     case 'tasks':
       if (rest[0] === 'test') {

@@ -7,6 +7,7 @@ import { MemoryLog, type LogLine, type StateEvent } from '../adapters/memory/obs
 import { buildBundle, buildToLocalVersion, LocalBundleSource } from '../build/index.js';
 import { NotFoundError } from '../engine/errors.js';
 import type { DagRun, DagSpec, Manifest, TaskInstance } from '../engine/model.js';
+import { isRunTerminal } from '../engine/states.js';
 import type { Store } from '../engine/ports.js';
 import { renderTemplate, templateVars } from '../engine/template.js';
 import { sendSignal } from '../engine/waiting.js';
@@ -30,6 +31,8 @@ export interface RunFlags {
   concurrency?: string;
   signal?: string[];
   quiet?: boolean;
+  /** Runs of each DAG, all started at once (a throughput check). */
+  runs?: string;
 }
 
 function parseDate(name: string, text: string | undefined): number | undefined {
@@ -101,15 +104,31 @@ export async function cmdRun(dir: string, f: RunFlags): Promise<number> {
   const started = Date.now();
   const virtualStart = clock.now();
   const results: { run: DagRun; tasks: TaskInstance[]; spec: DagSpec; outcome: string }[] = [];
+  const copies = Number(f.runs ?? 1);
+  if (!Number.isInteger(copies) || copies < 1 || copies > 100_000) throw new UsageError(`--runs must be a whole number from 1 to 100000, got ${f.runs}`);
   for (const dagId of dagIds) {
-    const run = await rt.trigger(dagId, { conf, logicalDate });
-    for (const s of f.signal ?? []) await presend(rt, run, s);
-    const outcome = await rt.runToCompletion(dagId, run.runId);
-    const final = (await rt.ports.store.getRun(dagId, run.runId))!;
-    results.push({ run: final, tasks: await rt.ports.store.listTasks(dagId, run.runId), spec: manifest.dags.find((d) => d.dagId === dagId)!, outcome });
+    const runs: DagRun[] = [];
+    for (let i = 0; i < copies; i++) {
+      const base = `manual__${new Date(logicalDate ?? clock.now()).toISOString()}`;
+      const run = await rt.trigger(dagId, { conf, logicalDate, runId: copies > 1 ? `${base}-${i + 1}` : undefined });
+      for (const s of f.signal ?? []) await presend(rt, run, s);
+      runs.push(run);
+    }
+    const outcome = await rt.runUntil(async () => {
+      for (const r of runs) if (!isRunTerminal((await rt.ports.store.getRun(dagId, r.runId))!.state)) return false;
+      return true;
+    });
+    for (const run of runs) {
+      const final = (await rt.ports.store.getRun(dagId, run.runId))!;
+      results.push({ run: final, tasks: await rt.ports.store.listTasks(dagId, run.runId), spec: manifest.dags.find((d) => d.dagId === dagId)!, outcome });
+    }
   }
   const wallMs = Date.now() - started;
-  if (print) {
+  if (copies > 1 && !f.json) {
+    const tasks = results.reduce((n, r) => n + r.tasks.length, 0);
+    process.stdout.write(`${results.length} runs, ${tasks} task instances in ${wallMs} ms of wall time: ${Math.round(tasks / (wallMs / 1000))} tasks/s (${results.filter((r) => r.run.state === 'success').length} succeeded)\n`);
+  }
+  if (print && copies === 1) {
     for (const r of results) {
       process.stdout.write(`\n${r.run.dagId}  ${r.run.runId}  ${r.run.state}${r.outcome === 'stalled' ? ' (stalled: nothing left to run or wait for)' : ''}\n`);
       process.stdout.write(`${taskTable(r.tasks, r.spec.tasks.map((t) => t.taskId))}\n`);

@@ -90,4 +90,12 @@ export default dag('cyclic', {}, ({ task }) => { const a = task('a', async () =>
     ]));
     expect(r.code === 0).toBe(runs.every((x) => x.state === 'success'));
   });
+  it('runs many runs at once with --runs and reports throughput', () => {
+    const r = airless('run', path.join(ROOT, 'examples/throughput'), '--dag', 'chain10', '--runs', '20', '--time-warp', '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^20 runs, 200 task instances in \d+ ms of wall time: \d+ tasks\/s \(20 succeeded\)$/m);
+    const bad = airless('run', path.join(ROOT, 'examples/throughput'), '--dag', 'chain10', '--runs', 'many');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--runs must be a whole number');
+  });
 });
