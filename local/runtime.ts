@@ -171,7 +171,7 @@ export class EmbeddedRuntime {
     }
     const cycle = Math.floor(this.clock.now() / this.tickMs);
     const shards = this.ports.config.shards;
-    const pokes = await Promise.all(Array.from({ length: shards }, (_, s) => pokeShard(this.ports, s, { shards, cycle })));
+    const pokes = await Promise.all(Array.from({ length: shards }, (_, s) => pokeShard(this.ports, s, { shards, cycle, cycleMs: this.tickMs })));
     if (this.clock instanceof VirtualClock) {
       // On a virtual clock the next tick can wait for the next thing due (a task's
       // dueAt, a sensor's next poke, a schedule tick) instead of ticking every minute

@@ -108,8 +108,13 @@ async function pool<T>(items: readonly T[], limit: number, fn: (x: T) => Promise
  * @example
  * await pokeShard(ports, 0, { shards: 8, cycle: Math.floor(now / 60_000) });
  */
-export async function pokeShard(p: Ports, shard: number, opts: { shards?: number; cycle: number }): Promise<PokeReport> {
+export async function pokeShard(
+  p: Ports,
+  shard: number,
+  opts: { shards?: number; cycle: number; /** Time between cycles. @default 60_000 */ cycleMs?: number },
+): Promise<PokeReport> {
   const shards = opts.shards ?? p.config.shards;
+  const cycleMs = opts.cycleMs ?? 60_000;
   const now = p.clock.now();
   const virtual = Array.from({ length: VIRTUAL_SHARDS }, (_, v) => v).filter((v) => v % shards === shard);
   const triggers = (await Promise.all(virtual.map((v) => p.store.listSensorTriggers(v, Number.MAX_SAFE_INTEGER)))).flat();
@@ -134,10 +139,16 @@ export async function pokeShard(p: Ports, shard: number, opts: { shards?: number
     report.pokes++;
     if (!r.ok) {
       if (r.error) p.log.warn('poke failed', { sensorType: first.sensorType, hashcode: first.hashcode, error: r.error });
-      await Promise.all(group.map((t) => {
-        const at = now + (t.pokeIntervalMs ?? 60_000);
-        later(at);
-        return p.store.updateTrigger(t.id, { nextPokeAt: at, lastError: r.error });
+      await Promise.all(group.map(async (t) => {
+        const interval = t.pokeIntervalMs ?? 60_000;
+        later(now + interval);
+        // A sensor poked every cycle stays due as it is: no write per waiter per cycle
+        // (it would move the sensor index entry too). Only a longer interval, or a new
+        // error message, is written.
+        const patch: Partial<TriggerRecord> = {};
+        if (interval > cycleMs) patch.nextPokeAt = now + interval;
+        if (r.error !== t.lastError) patch.lastError = r.error;
+        if (Object.keys(patch).length > 0) await p.store.updateTrigger(t.id, patch);
       }));
       return;
     }

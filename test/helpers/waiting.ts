@@ -51,9 +51,9 @@ export function lateClock(): { now(): number; set(c: Clock): void } {
 }
 
 /** One poke cycle over all `shards` pokers, run one after another; returns their reports. */
-export async function pokeCycle(rt: EmbeddedRuntime, shards: number, cycle: number): Promise<PokeReport[]> {
+export async function pokeCycle(rt: EmbeddedRuntime, shards: number, cycle: number, cycleMs?: number): Promise<PokeReport[]> {
   const out: PokeReport[] = [];
-  for (let s = 0; s < shards; s++) out.push(await pokeShard(rt.ports, s, { shards, cycle }));
+  for (let s = 0; s < shards; s++) out.push(await pokeShard(rt.ports, s, { shards, cycle, cycleMs }));
   return out;
 }
 

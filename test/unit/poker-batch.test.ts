@@ -132,14 +132,28 @@ describe('batched poker', () => {
 
   it('a target not yet due is not poked; a due duplicate makes the whole group due', async () => {
     const { rt, clock, probe } = await thousandSensors();
-    await pokeCycle(rt, 8, 1);
+    // Cycles every second (so the 60 s interval is longer than a cycle and is written).
+    await pokeCycle(rt, 8, 1, 1_000);
     expect(probe.count()).toBe(100);
     // Default pokeInterval 60 s: at +59 s nothing is due, at +60 s everything is.
     clock.advanceBy(59_000);
-    await pokeCycle(rt, 8, 2);
+    await pokeCycle(rt, 8, 2, 1_000);
     expect(probe.count()).toBe(100);
     clock.advanceBy(1_000);
-    await pokeCycle(rt, 8, 3);
+    await pokeCycle(rt, 8, 3, 1_000);
     expect(probe.count()).toBe(200);
+  });
+
+  it('a sensor poked every cycle costs no write per waiter when its target is not ready', async () => {
+    const { rt, clock, probe } = await thousandSensors();
+    const updates: string[] = [];
+    const store = rt.ports.store;
+    const updateTrigger = store.updateTrigger.bind(store);
+    store.updateTrigger = async (id, patch) => { updates.push(id); return updateTrigger(id, patch); };
+    await pokeCycle(rt, 8, 1);
+    clock.advanceBy(60_000);
+    await pokeCycle(rt, 8, 2);
+    expect(probe.count()).toBe(200);
+    expect(updates).toEqual([]);
   });
 });
