@@ -74,7 +74,7 @@ export class StateTables extends Construct {
           indexName: index.indexName,
           partitionKey: key(index.partitionKey),
           sortKey: index.sortKey && key(index.sortKey),
-          projectionType: dynamodb.ProjectionType.ALL,
+          projectionType: index.projection === 'KEYS_ONLY' ? dynamodb.ProjectionType.KEYS_ONLY : dynamodb.ProjectionType.ALL,
         });
       }
       for (const index of def.lsis) {

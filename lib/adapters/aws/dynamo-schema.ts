@@ -22,13 +22,19 @@ export interface IndexDef {
   indexName: string;
   partitionKey: KeyAttr;
   sortKey?: KeyAttr;
+  /**
+   * What the index holds besides keys. KEYS_ONLY makes a write that changes no key of the
+   * index free of index writes; readers then get the items from the table.
+   * @default 'ALL'
+   */
+  projection?: 'ALL' | 'KEYS_ONLY';
 }
 export interface TableDef {
   /** Table name = prefix + suffix (unless overridden by name). */
   suffix: string;
   partitionKey: KeyAttr;
   sortKey?: KeyAttr;
-  /** Global secondary indexes, all sparse and projecting ALL attributes. */
+  /** Global secondary indexes, all sparse. */
   gsis: readonly IndexDef[];
   /** Local secondary indexes (same partition key), projecting ALL attributes. */
   lsis: readonly IndexDef[];
@@ -57,8 +63,8 @@ export const TABLES = {
     sortKey: { name: 'runId', type: 'S' },
     // Sparse: only queued and running runs carry `activeDag` (= dagId). Starting queued
     // runs queries one DAG's active runs; reconcile scans the whole (small) index.
-    gsis: [{ indexName: 'active', partitionKey: { name: 'activeDag', type: 'S' }, sortKey: { name: 'logicalDate', type: 'N' } }],
-    lsis: [{ indexName: 'byLogicalDate', partitionKey: { name: 'dagId', type: 'S' }, sortKey: { name: 'logicalDate', type: 'N' } }],
+    gsis: [{ indexName: 'active', partitionKey: { name: 'activeDag', type: 'S' }, sortKey: { name: 'logicalDate', type: 'N' }, projection: 'KEYS_ONLY' }],
+    lsis: [],
     ttlAttribute: 'expiresAt',
   },
   /** Task instances of a run (`runKey` = `dagId/runId`); `due` holds non-terminal tasks with a dueAt. */
@@ -144,7 +150,7 @@ export async function createTables(client: DynamoDBClient, prefix: string, overr
             AttributeDefinitions: [...attrs.values()],
             KeySchema: keySchema(def.partitionKey, def.sortKey),
             GlobalSecondaryIndexes: def.gsis.length
-              ? def.gsis.map((g) => ({ IndexName: g.indexName, KeySchema: keySchema(g.partitionKey, g.sortKey), Projection: { ProjectionType: 'ALL' } }))
+              ? def.gsis.map((g) => ({ IndexName: g.indexName, KeySchema: keySchema(g.partitionKey, g.sortKey), Projection: { ProjectionType: g.projection ?? 'ALL' } }))
               : undefined,
             LocalSecondaryIndexes: def.lsis.length
               ? def.lsis.map((l) => ({ IndexName: l.indexName, KeySchema: keySchema(def.partitionKey, l.sortKey), Projection: { ProjectionType: 'ALL' } }))

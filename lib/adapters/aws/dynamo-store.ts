@@ -181,29 +181,27 @@ export class DynamoStore implements Store {
           TableName: this.t.runs,
           IndexName: 'active',
           KeyConditionExpression: `${x.name('activeDag')} = ${x.value({ S: dagId })}`,
-          FilterExpression: stateIs(x, opts.states!),
           ScanIndexForward: false,
           ...x.params(),
         },
         opts.limit,
       );
-      // The index is eventually consistent: confirm each run on the table.
+      // The index holds keys only, and is eventually consistent: read each run from the table.
       const runs = await Promise.all(items.map((i) => this.getRun(dagId, String(i['runId']?.S))));
       return runs.filter((r): r is DagRun => r !== undefined && opts.states!.includes(r.state));
     }
-    const items = await this.r.queryAll(
-      {
-        TableName: this.t.runs,
-        IndexName: 'byLogicalDate',
-        KeyConditionExpression: `${x.name('dagId')} = ${x.value({ S: dagId })}`,
-        FilterExpression: opts.states ? stateIs(x, opts.states) : undefined,
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ...x.params(),
-      },
-      opts.limit,
-    );
-    return Promise.all(items.map((i) => this.decodeRun(i)));
+    // History (the CLI, rarely): the DAG's partition, newest logical date first. No index
+    // by logical date: it would cost a write unit on every run write, for a rare read.
+    const items = await this.r.queryAll({
+      TableName: this.t.runs,
+      KeyConditionExpression: `${x.name('dagId')} = ${x.value({ S: dagId })}`,
+      FilterExpression: opts.states ? stateIs(x, opts.states) : undefined,
+      ConsistentRead: true,
+      ...x.params(),
+    });
+    const runs = await Promise.all(items.map((i) => this.decodeRun(i)));
+    runs.sort((a, b) => b.logicalDate - a.logicalDate || (a.runId < b.runId ? 1 : -1));
+    return opts.limit === undefined ? runs : runs.slice(0, opts.limit);
   }
 
   async listActiveRuns(): Promise<DagRun[]> {
@@ -217,8 +215,10 @@ export class DynamoStore implements Store {
       items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
-    const runs = await Promise.all(items.map((i) => this.decodeRun(i)));
-    return runs.filter((r) => !isRunTerminal(r.state));
+    // The index holds keys only: read each run from the table (which also drops runs the
+    // eventually consistent index still lists after they finished).
+    const runs = await Promise.all(items.map((i) => this.getRun(String(i['dagId']?.S), String(i['runId']?.S))));
+    return runs.filter((r): r is DagRun => r !== undefined && !isRunTerminal(r.state));
   }
 
   // ---------------------------------------------------------------- task instances
