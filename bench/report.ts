@@ -1,0 +1,110 @@
+/**
+ * The bench's results as one JSON document and as tables for a person, each figure
+ * beside its target.
+ */
+import type { CostResult } from './scenarios/cost.js';
+import type { HaResult } from './scenarios/ha.js';
+import type { ShapeResult } from './scenarios/shapes.js';
+
+export interface SensorSummary {
+  sensors: number;
+  distinct: number;
+  shards: number;
+  pokesPerCycle: number;
+  naivePokesPerCycle: number;
+  cycleMs: number;
+  /** The cycle when every sensor pokes its own target (no batching). */
+  naiveCycleMs?: number;
+  /** Slowest shard poked alone: the cycle time with one poker Lambda per shard. */
+  slowestShardMs: number;
+}
+
+export interface BenchReport {
+  machine: { cores: number; node: string; platform: string; loadAvg1m: number; quick: boolean; startedAt: string };
+  shapes: ShapeResult[];
+  sensors?: SensorSummary;
+  cost?: CostResult;
+  ha?: HaResult;
+  durationMs: number;
+}
+
+/** Targets of issue 6, checked for the table (benchmarks never fail a build). */
+export const TARGETS = {
+  memoryShapeWallMs: 100,
+  memoryP50StepLagMs: 1,
+  dynamoShapeWallMs: 3_000,
+  sensorCycleMs: 5_000,
+  usdPerMillionTasks: 4,
+} as const;
+
+const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+function table(head: string[], rows: Array<Array<string | number>>): string {
+  const cells = [head, ...rows.map((r) => r.map(String))];
+  const widths = head.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+/**
+ * @example
+ * console.log(formatReport(report));
+ */
+export function formatReport(r: BenchReport): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`Airless bench${m.quick ? ' (--quick: a tenth of the size)' : ''} — ${m.cores} cores, Node ${m.node}, ${m.platform}, load ${m.loadAvg1m.toFixed(1)} at start, ${m.startedAt}`);
+  out.push('');
+  out.push('1. Scheduler shapes (trivial tasks, concurrency 32)');
+  out.push(table(
+    ['shape', 'store', 'tasks', 'wall ms', 'tasks/s', 'total lag ms', 'p50 step ms', 'p99 step ms', 'target'],
+    r.shapes.map((s) => {
+      const ok = s.store === 'memory'
+        ? s.wallMs < TARGETS.memoryShapeWallMs * (s.tasks / 1000) && s.p50StepLagMs < TARGETS.memoryP50StepLagMs
+        : s.wallMs < TARGETS.dynamoShapeWallMs * (s.tasks / 1000);
+      return [s.name, s.store, s.tasks, s.wallMs, s.tasksPerSec, s.totalTaskLagMs, s.p50StepLagMs, s.p99StepLagMs, mark(ok && s.allSucceeded)];
+    }),
+  ));
+  out.push('   targets: memory < 0.1 s per 1,000 tasks and p50 step lag < 1 ms; DynamoDB Local < 3 s per 1,000 tasks.');
+  out.push('   Airflow 2.0 (AIP-15, published): 11.6-14.3 s per 1,000-task shape.');
+  if (r.sensors) {
+    const s = r.sensors;
+    out.push('');
+    out.push(`2. Sensors: ${s.sensors} waiting, ${s.distinct} distinct targets, ${s.shards} shards, 50 ms pokes`);
+    out.push(table(
+      ['pokes/cycle', 'distinct', 'naive pokes/cycle', 'ratio', 'cycle ms', 'naive cycle ms', 'slowest shard ms', 'target'],
+      [[s.pokesPerCycle, s.distinct, s.naivePokesPerCycle, (s.naivePokesPerCycle / Math.max(1, s.pokesPerCycle)).toFixed(2), s.cycleMs,
+        s.naiveCycleMs ?? '-', s.slowestShardMs, mark(s.pokesPerCycle === s.distinct && s.cycleMs < TARGETS.sensorCycleMs)]],
+    ));
+  }
+  if (r.cost) {
+    const c = r.cost;
+    const b = c.breakdownUsdPerMillion;
+    out.push('');
+    out.push('3. Cost per task instance (10-task chain on DynamoDB Local + SQS; Lambda batches of 10 under load)');
+    out.push(table(
+      ['', 'WCU', 'RCU', 'SQS req', 'Scheduler', 'invocations', '$ / million tasks'],
+      [
+        ['under load', c.perTask.wcu, c.perTask.rcu, c.perTask.sqsRequests, c.perTask.schedulerCalls, c.perTask.invocations, c.usdPerMillionTasks],
+        ['idle (batch of 1)', c.perTaskIdle.wcu, c.perTaskIdle.rcu, c.perTaskIdle.sqsRequests, c.perTaskIdle.schedulerCalls, c.perTaskIdle.invocations, c.usdPerMillionTasksIdle],
+      ],
+    ));
+    out.push(`   $ per million: DynamoDB writes ${b.dynamoWrites}, reads ${b.dynamoReads}, SQS ${b.sqs}, Lambda requests ${b.lambdaRequests}, Scheduler ${b.scheduler}  -> ${mark(c.usdPerMillionTasks < TARGETS.usdPerMillionTasks)} (target < $${TARGETS.usdPerMillionTasks})`);
+    out.push(`   Step Functions Standard: $${c.stepFunctionsUsdPerMillionTasks} per million tasks ($${c.stepFunctionsUsdPerMillionTasksRange.join('-')}); ${(c.stepFunctionsUsdPerMillionTasks / c.usdPerMillionTasks).toFixed(1)}x Airless`);
+    out.push(`   MWAA mw1.small: $${c.mwaaSmallUsdPerMonth} a month before any task; Airless idle floor: $${c.fixedMonthly.totalUsd} a month (reconcile $${c.fixedMonthly.reconcileUsd}, ${8} pokers $${c.fixedMonthly.pokersUsd})`);
+    out.push(`   One sensor wait (${c.sensorWait.misses} misses then success): ${c.sensorWait.total.wcu} WCU, ${c.sensorWait.total.rcu} RCU; each missed cycle ${c.sensorWait.perMissedCycle.wcu} WCU, ${c.sensorWait.perMissedCycle.rcu} RCU`);
+  }
+  if (r.ha) {
+    const h = r.ha;
+    out.push('');
+    out.push('4. HA: one engine process vs three on one set of tables (DynamoDB Local, local-aws-sqs)');
+    out.push(table(
+      ['processes', 'tasks', 'wall ms', 'tasks/s', 'lost races', 'duplicates', 'failed messages'],
+      h.rounds.map((x) => [x.processes, x.tasks, x.wallMs, x.tasksPerSec, x.lostRaces, x.duplicates, x.failedMessages]),
+    ));
+    out.push(`   duplicates ${mark(h.duplicates === 0)} (must be 0); three at least as fast as one: ${mark(h.threeProcessTasksPerSec >= h.oneProcessTasksPerSec)}`);
+  }
+  out.push('');
+  out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
+  return out.join('\n');
+}

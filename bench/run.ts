@@ -1,0 +1,128 @@
+/**
+ * `npm run bench`: the four scenarios of issue 6 (scheduler shapes, sensors, cost, HA),
+ * a table for a person, and with `--json` the results in bench/results/latest.json and
+ * as the last line of stdout. Method and latest figures: docs/performance.md.
+ *
+ * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha] [--memory-only] [--dynamodb-endpoint URL]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LOCAL_AWS, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
+import { formatReport, type BenchReport } from './report.js';
+import { costBench } from './scenarios/cost.js';
+import { haBench } from './scenarios/ha.js';
+import { shapeBench } from './scenarios/shapes.js';
+import { sensorBench } from './sensors.js';
+
+export interface BenchOptions {
+  quick: boolean;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha'>;
+  /** Skip every scenario that needs DynamoDB Local (the smoke test). */
+  memoryOnly: boolean;
+  dynamodbEndpoint?: string;
+  /** Progress lines (to stderr). */
+  progress?: (line: string) => void;
+}
+
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha'] as const;
+
+/**
+ * Runs the selected scenarios and returns the report.
+ *
+ * @example
+ * const report = await runBench({ quick: true, only: new Set(['shapes']), memoryOnly: true });
+ * report.shapes.length; // 3
+ */
+export async function runBench(opts: BenchOptions): Promise<BenchReport> {
+  const t0 = performance.now();
+  const scale = opts.quick ? 0.1 : 1;
+  const say = opts.progress ?? (() => {});
+  const report: BenchReport = {
+    machine: {
+      cores: availableParallelism(), node: process.version, platform: `${process.platform}-${process.arch}`,
+      loadAvg1m: loadavg()[0]!, quick: opts.quick, startedAt: new Date().toISOString(),
+    },
+    shapes: [],
+    durationMs: 0,
+  };
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha'));
+  let ddb: DynamoDbLocal | undefined;
+  let client: DynamoDBClient | undefined;
+  let endpoint = opts.dynamodbEndpoint;
+  try {
+    if (needsDynamo) {
+      if (!endpoint) {
+        say('starting DynamoDB Local');
+        ddb = await startDynamoDbLocal();
+        endpoint = ddb.endpoint;
+      }
+      client = new DynamoDBClient({ endpoint, ...LOCAL_AWS });
+    }
+    if (opts.only.has('shapes')) {
+      say('scheduler shapes');
+      report.shapes = await shapeBench({ scale, concurrency: 32, dynamodb: client });
+    }
+    if (opts.only.has('sensors')) {
+      say('sensors');
+      const sensors = Math.round(20_000 * scale);
+      // 40 % of the sensors share a poke context with another one.
+      const distinct = Math.round(sensors * 0.6);
+      const batched = await sensorBench({ sensors, distinct, shards: 8, pokeMs: 50 });
+      const naive = await sensorBench({ sensors, distinct: sensors, shards: 8, pokeMs: 50 });
+      report.sensors = {
+        sensors, distinct, shards: 8, pokesPerCycle: batched.pokesPerCycle, naivePokesPerCycle: batched.naivePokesPerCycle,
+        cycleMs: batched.cycleMs, naiveCycleMs: naive.cycleMs, slowestShardMs: batched.slowestShardMs,
+      };
+    }
+    if (client && opts.only.has('cost')) {
+      say('cost');
+      report.cost = await costBench(client);
+    }
+    if (client && endpoint && opts.only.has('ha')) {
+      say('HA');
+      report.ha = await haBench({ runs: Math.round(100 * scale), dynamodb: client, ddbEndpoint: endpoint });
+    }
+  } finally {
+    client?.destroy();
+    await ddb?.stop();
+  }
+  report.durationMs = Math.round(performance.now() - t0);
+  return report;
+}
+
+/** Where `--json` writes. */
+export const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'memory-only': { type: 'boolean', default: false },
+      'dynamodb-endpoint': { type: 'string' },
+    },
+  });
+  const only = new Set((values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()));
+  for (const s of only) {
+    if (!(SCENARIOS as readonly string[]).includes(s)) {
+      console.error(`unknown scenario "${s}"; choose from ${SCENARIOS.join(', ')}`);
+      process.exit(2);
+    }
+  }
+  const report = await runBench({
+    quick: values.quick!, only: only as BenchOptions['only'], memoryOnly: values['memory-only']!,
+    dynamodbEndpoint: values['dynamodb-endpoint'], progress: (l) => process.stderr.write(`bench: ${l}...\n`),
+  });
+  console.log(formatReport(report));
+  if (values.json) {
+    mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(JSON.stringify(report));
+  }
+}
