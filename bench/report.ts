@@ -87,6 +87,7 @@ export function formatReport(r: BenchReport): string {
       [
         ['under load', c.perTask.wcu, c.perTask.rcu, c.perTask.sqsRequests, c.perTask.schedulerCalls, c.perTask.invocations, c.usdPerMillionTasks],
         ['idle (batch of 1)', c.perTaskIdle.wcu, c.perTaskIdle.rcu, c.perTaskIdle.sqsRequests, c.perTaskIdle.schedulerCalls, c.perTaskIdle.invocations, c.usdPerMillionTasksIdle],
+        ['100-task chain, under load', c.longChain.perTask.wcu, c.longChain.perTask.rcu, c.longChain.perTask.sqsRequests, c.longChain.perTask.schedulerCalls, c.longChain.perTask.invocations, c.longChain.usdPerMillionTasks],
       ],
     ));
     out.push(`   $ per million: DynamoDB writes ${b.dynamoWrites}, reads ${b.dynamoReads}, SQS ${b.sqs}, Lambda requests ${b.lambdaRequests}, Scheduler ${b.scheduler}  -> ${mark(c.usdPerMillionTasks < TARGETS.usdPerMillionTasks)} (target < $${TARGETS.usdPerMillionTasks})`);

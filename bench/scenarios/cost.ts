@@ -29,6 +29,7 @@ import { PRICES, STEP_FUNCTIONS_TRANSITIONS_PER_TASK, HOURS_PER_MONTH, usd } fro
 /** Messages one worker invocation takes from SQS under load (the event source's batch size). */
 export const LAMBDA_BATCH = 10;
 const CHAIN_TASKS = 10;
+const LONG_CHAIN_TASKS = 100;
 /** Cycles the bench sensor answers "not yet" before its target appears. */
 const SENSOR_MISSES = 3;
 
@@ -60,6 +61,8 @@ export interface CostResult {
   perTaskIdle: PerTask;
   usdPerMillionTasks: number;
   usdPerMillionTasksIdle: number;
+  /** The same under load for a 100-task chain: the run's own writes spread over more tasks. */
+  longChain: { tasks: number; total: Usage; perTask: PerTask; usdPerMillionTasks: number };
   breakdownUsdPerMillion: { dynamoWrites: number; dynamoReads: number; sqs: number; lambdaRequests: number; scheduler: number };
   stepFunctionsUsdPerMillionTasks: number;
   stepFunctionsUsdPerMillionTasksRange: [number, number];
@@ -151,10 +154,13 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     const chainDag = dag('cost_chain', {}, ({ task }) => {
       chain(...Array.from({ length: CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
     });
+    const longDag = dag('cost_chain_100', {}, ({ task }) => {
+      chain(...Array.from({ length: LONG_CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
+    });
     const sensorDag = dag('cost_sensor', {}, ({ sensor }) => {
       sensor('wait', { type: flag, pokeContext: { key: 'landing/{{ ds }}' } }, { pokeInterval: '60s' });
     });
-    const bundles = new InlineBundleSource([chainDag, sensorDag]);
+    const bundles = new InlineBundleSource([chainDag, longDag, sensorDag]);
     const store = new DynamoStore({ client: dynamodb, tablePrefix: prefix });
     const sqs = new SqsQueue({ client: sqsClient, queueUrl: QueueUrl! });
     const queue = new CountingQueue(sqs);
@@ -191,6 +197,12 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     const chainUsage = diff(c0, snap());
     const chainRun = await store.getRun('cost_chain', 'chain-1');
     if (chainRun?.state !== 'success') throw new Error(`cost chain ended ${chainRun?.state}`);
+
+    const l0 = snap();
+    await triggerRun(ports, 'cost_chain_100', { runId: 'chain-100' });
+    await drain();
+    const longUsage = diff(l0, snap());
+    if ((await store.getRun('cost_chain_100', 'chain-100'))?.state !== 'success') throw new Error('cost 100-task chain did not succeed');
 
     const s0 = snap();
     await triggerRun(ports, 'cost_sensor', { runId: 'sensor-1' });
@@ -236,6 +248,10 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
       perTaskIdle: idle,
       usdPerMillionTasks: r2(sum(breakdown)),
       usdPerMillionTasksIdle: r2(sum(priceMillion(idle))),
+      longChain: (() => {
+        const per = perTask(longUsage, LONG_CHAIN_TASKS, LAMBDA_BATCH);
+        return { tasks: LONG_CHAIN_TASKS, total: longUsage, perTask: per, usdPerMillionTasks: r2(sum(priceMillion(per))) };
+      })(),
       breakdownUsdPerMillion: Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k, r2(v)])) as CostResult['breakdownUsdPerMillion'],
       stepFunctionsUsdPerMillionTasks: r2(sfn((STEP_FUNCTIONS_TRANSITIONS_PER_TASK.low + STEP_FUNCTIONS_TRANSITIONS_PER_TASK.high) / 2)),
       stepFunctionsUsdPerMillionTasksRange: [r2(sfn(STEP_FUNCTIONS_TRANSITIONS_PER_TASK.low)), r2(sfn(STEP_FUNCTIONS_TRANSITIONS_PER_TASK.high))],
