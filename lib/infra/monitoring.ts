@@ -194,7 +194,8 @@ export class Monitoring extends Construct {
       ]),
       graph(
         'Sensors: waiting, pokes, distinct targets, dedup ratio',
-        [m('SensorsWaiting', 'Maximum'), m('Pokes'), m('DistinctTargetsPoked')],
+        // Each shard's poker reports its waiting sensors once a minute: the 1-minute Sum is the total.
+        [m('SensorsWaiting', 'Sum', 'sensors waiting'), m('Pokes'), m('DistinctTargetsPoked')],
         [m('DedupRatio', 'Average')],
       ),
     ];
