@@ -152,8 +152,8 @@ async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstream
     return true;
   }
   const state: TaskState = decision === 'skip' ? 'skipped' : 'upstream_failed';
-  const { dueAt: _dueAt, ...end } = ended(p);
-  const r = await p.store.putTask({ ...base, state, ...(end.expiresAt === null ? { endedAt: end.endedAt } : { endedAt: end.endedAt, expiresAt: end.expiresAt }) });
+  const { endedAt, expiresAt } = ended(p);
+  const r = await p.store.putTask({ ...base, state, endedAt, ...(expiresAt !== null ? { expiresAt } : {}) });
   if (!r.ok) return false;
   await afterTerminal(p, rc, taskId, state);
   return true;
