@@ -12,8 +12,11 @@ export const CHAOS_CONFIG: EngineConfig = {
   shards: 2,
   leaseMarginMs: 1_000,
   defaultLeaseMs: 4_000,
-  // Not 3 s: under a backlog every queued task would be re-sent each pass (a requeue storm, see ADR 0005).
-  requeueAfterMs: 15_000,
+  // Re-sends back off exponentially now (lib/engine/recover.ts), so a short first wait
+  // no longer floods a backlog with copies (the requeue storm of ADR 0005).
+  requeueAfterMs: 5_000,
+  // A timer lost to a kill is fired by reconcile this long after its time.
+  timerGraceMs: 5_000,
   pokeTimeoutMs: 2_000,
   pokeConcurrency: 16,
 };
