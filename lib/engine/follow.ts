@@ -217,7 +217,7 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   rc.run = r.item;
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
-  await startQueuedRuns(p, rc.run.dagId);
+  await startQueuedRuns(p, rc.run.dagId, { ended: true });
   return true;
 }
 

@@ -45,7 +45,7 @@ export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions =
   if (r.ok) {
     p.metrics.count('RunsCreated');
     p.log.info('run created', { dagId: run.dagId, runId: run.runId, runType });
-    await startQueuedRuns(p, dag.dagId, r.item);
+    await startQueuedRuns(p, dag.dagId, { created: r.item });
   }
   return r;
 }
@@ -60,14 +60,22 @@ export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions =
 }
 
 /**
- * Starts queued runs, oldest logical date first, while maxActiveRuns allows. `created`
- * is a run just created: the listing may come from an eventually consistent index that
- * does not show it yet.
+ * Starts queued runs, oldest logical date first, while maxActiveRuns allows.
+ * `created`: a run just created (the listing may come from an eventually consistent index
+ * that does not show it yet). `ended`: called because a run just ended.
+ * Runs wait in `queued` only while the DAG is at maxActiveRuns (or after a crash, which
+ * reconcile's call without hints covers), so below the limit nothing is listed: a new run
+ * is started directly, and an ending run lists only when the DAG was full. Listing at every
+ * run start and end would read every active run of the DAG each time.
  */
-export async function startQueuedRuns(p: Ports, dagId: string, created?: DagRun): Promise<void> {
+export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean } = {}): Promise<void> {
   const dag = await p.store.getDag(dagId);
   if (!dag || dag.paused) return;
-  const listed = await p.store.listRuns(dagId, { states: ['queued'] });
+  const active = dag.activeRuns ?? 0;
+  const max = dag.spec.maxActiveRuns;
+  const mayWait = hint.created ? active >= max : hint.ended ? active + 1 >= max : true;
+  const listed = mayWait ? await p.store.listRuns(dagId, { states: ['queued'] }) : [];
+  const { created } = hint;
   if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
   const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
   for (const run of queued) {
