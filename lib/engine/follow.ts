@@ -30,10 +30,14 @@ export function slotFor(rc: RunCtx, delta: 1 | -1, bounded = true): SlotChange |
  * Fields of every terminal task write: the end time, out of the due index, and the TTL
  * (runs are expected to finish within the retention, which is 90 days by default).
  */
-export function ended(p: Ports): { endedAt: number; dueAt: null; expiresAt: number | null } {
-  const now = p.clock.now();
+/** TTL (epoch seconds) of what a task writes now: the run's retention from now. */
+export function retainUntil(p: Ports): number | undefined {
   const retention = p.config.runRetentionMs;
-  return { endedAt: now, dueAt: null, expiresAt: retention > 0 ? Math.floor((now + retention) / 1000) : null };
+  return retention > 0 ? Math.floor((p.clock.now() + retention) / 1000) : undefined;
+}
+
+export function ended(p: Ports): { endedAt: number; dueAt: null; expiresAt: number | null } {
+  return { endedAt: p.clock.now(), dueAt: null, expiresAt: retainUntil(p) ?? null };
 }
 
 function outcomeOf(state: TaskState): UpstreamOutcome {

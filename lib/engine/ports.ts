@@ -124,7 +124,8 @@ export interface Store {
   claimPoke(hashcode: string, cycle: number): Promise<boolean>;
 
   // XCom
-  putXcom(key: XcomKey, value: unknown): Promise<void>;
+  /** `expiresAt` (epoch seconds) lets the item expire with its run (DynamoDB TTL). */
+  putXcom(key: XcomKey, value: unknown, expiresAt?: number): Promise<void>;
   getXcom(key: XcomKey): Promise<unknown>;
 
   // signals (events that may arrive before anyone waits)

@@ -9,6 +9,7 @@ import type { TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
 import { renderTemplate, type TemplateVars } from './template.js';
 import { varsFor } from './waiting.js';
+import { retainUntil } from './follow.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -25,7 +26,7 @@ class Xcom {
     return (await this.p.store.getXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId, key })) as T;
   }
   async push(key: string, value: unknown): Promise<void> {
-    await this.p.store.putXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId: this.taskId, key }, value);
+    await this.p.store.putXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId: this.taskId, key }, value, retainUntil(this.p));
   }
 }
 

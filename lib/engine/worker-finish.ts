@@ -6,7 +6,7 @@
 import type { DeferRequest } from './context.js';
 import type { RunCtx } from './dag-index.js';
 import { OversizedValueError } from './errors.js';
-import { afterTerminal, ended, keyOf, slotFor, wakeReady } from './follow.js';
+import { afterTerminal, ended, keyOf, retainUntil, slotFor, wakeReady } from './follow.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { Ports, TaskExpect } from './ports.js';
 import { canRetry, retryDelayMs } from './retry.js';
@@ -83,7 +83,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   }
   if (outcome.kind === 'success' && outcome.value !== undefined) {
     try {
-      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value);
+      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value, retainUntil(p));
     } catch (err) {
       const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
       return failTry(p, rc, t, ti, msg, expect, err instanceof OversizedValueError);

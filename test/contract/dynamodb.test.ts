@@ -3,7 +3,7 @@
  * what only the DynamoDB adapter does: blob offload, size refusal, corrupt items,
  * request and capacity accounting.
  */
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { MemoryBlobStore } from '../../lib/adapters/aws/blob.js';
 import { CorruptItemError } from '../../lib/adapters/aws/dynamo-codec.js';
@@ -12,7 +12,7 @@ import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { OversizedValueError } from '../../lib/engine/errors.js';
 import type { Metrics } from '../../lib/engine/ports.js';
 import { LOCAL_AWS } from '../../local/dynamodb-local.js';
-import { T0, bigValue, run, task } from './fixtures.js';
+import { T0, bigValue, dag, run, task } from './fixtures.js';
 import { storeContract } from './store.contract.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -87,6 +87,17 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
       expect(store.usage.wcu).toBeGreaterThanOrEqual(1);
       expect(store.usage.rcu).toBeGreaterThan(0);
       expect(counts.get('dynamodb.wcu')).toBe(store.usage.wcu);
+    });
+
+    it('lets XCom expire with its run (ttl on the item) and keeps the DAG spec apart from the DAG item', async () => {
+      const store = new DynamoStore({ client, tablePrefix: prefix });
+      await store.putXcom({ dagId: 'd', runId: 'r', taskId: 't', key: 'k' }, 1, 1_900_000_000);
+      const x = await client.send(new GetItemCommand({ TableName: tableNames(prefix).kv, Key: { pk: { S: 'x:["d","r","t","k"]' } } }));
+      expect(x.Item?.['ttl']).toEqual({ N: '1900000000' });
+      await store.putDag(dag('d'));
+      const raw = await client.send(new GetItemCommand({ TableName: tableNames(prefix).dags, Key: { dagId: { S: 'd' } } }));
+      expect(raw.Item).not.toHaveProperty('spec');
+      expect((await store.getDag('d'))!.spec).toEqual(dag('d').spec);
     });
 
     it('keeps a terminal task out of the due index and its dueShard key out of the record', async () => {

@@ -380,10 +380,12 @@ export class DynamoStore implements Store {
 
   // ------------------------------------------------------------------ XCom, signals
 
-  async putXcom(key: XcomKey, value: unknown): Promise<void> {
+  async putXcom(key: XcomKey, value: unknown, expiresAt?: number): Promise<void> {
     const path = [key.dagId, key.runId, key.taskId, key.key];
     const v = await encodeJson(value, blobPath('xcom', ...path), `XCom ${path.join('/')}`, this.blobs);
-    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: { pk: { S: `x:${JSON.stringify(path)}` }, v }, ...NO_RETURN }), 'write');
+    const item: Item = { pk: { S: `x:${JSON.stringify(path)}` }, v };
+    if (expiresAt !== undefined) item['ttl'] = { N: String(Math.ceil(expiresAt)) };
+    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
   }
 
   async getXcom(key: XcomKey): Promise<unknown> {
