@@ -134,6 +134,7 @@ export async function cmdRun(dir: string, f: RunFlags): Promise<number> {
       process.stdout.write(`${taskTable(r.tasks, r.spec.tasks.map((t) => t.taskId))}\n`);
     }
     process.stdout.write(`\n${results.length} run(s) in ${wallMs} ms of wall time${f.timeWarp ? `, ${((clock.now() - virtualStart) / 60_000).toFixed(1)} min of virtual time` : ''}\n`);
+    if (f.all) process.stdout.write(`next: \`npx airless dev ${dir}\` runs these DAGs on their schedules, on real time\n`);
   }
   if (f.json) {
     const r = results[results.length - 1];
