@@ -90,6 +90,12 @@ async function main(argv: string[]): Promise<number> {
   return runAwsCommand(cmd, rest, o);
 }
 
+// `airless run ... | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => {

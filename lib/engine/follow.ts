@@ -257,8 +257,24 @@ export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
   if (work.length === 0) await completeRunIfDone(p, rc, tis);
 }
 
+/**
+ * Creates a task that may run as soon as the run does (a root, or an `always` task). A
+ * plain task is created already queued, in one conditional put (one write fewer per
+ * run); a sensor, or a task under a maxActiveTasks counter, is created `scheduled` and
+ * decided as usual.
+ */
 async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
+  const t = taskSpec(rc.spec, taskId);
   const ti: TaskInstance = { ...keyOf(rc, taskId), state: 'scheduled', tryNumber: 0, upstream: {} };
+  if (t.kind !== 'sensor' && !countsSlots(rc.spec)) {
+    const queued = await p.store.putTask({ ...ti, state: 'queued', tryNumber: 1, queuedAt: p.clock.now() });
+    if (queued.ok) {
+      await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId, tryNumber: 1 }]);
+      return;
+    }
+    if (queued.current) await decideTask(p, rc, queued.current);
+    return;
+  }
   const r = await p.store.putTask(ti);
   const item = r.ok ? r.item : r.current;
   if (item) await decideTask(p, rc, item);

@@ -15,6 +15,7 @@ import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRec
 import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
 import type { BlobStore } from './blob.js';
+import { deepFreeze } from '../../engine/freeze.js';
 import {
   Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
   ownerIs, stateIs, tryIs, type Item,
@@ -55,6 +56,7 @@ export class DynamoStore implements Store {
   private readonly r: DynamoRequests;
   private readonly t: TableNames;
   private readonly blobs?: BlobStore;
+  private readonly specs = new Map<string, DagRecord['spec']>();
 
   constructor(opts: DynamoStoreOptions) {
     this.r = new DynamoRequests(opts.client, opts.metrics);
@@ -71,7 +73,7 @@ export class DynamoStore implements Store {
   // few KB there made those two writes cost more than all of a run's task writes.
 
   async putDag(rec: DagRecord): Promise<void> {
-    await this.putSpec(rec.dagId, rec.spec);
+    await this.putSpec(rec.dagId, rec.bundleVersion, rec.spec);
     const { spec: _spec, ...rest } = rec;
     await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: encodeFields(rest), ...NO_RETURN }), 'write');
   }
@@ -81,16 +83,26 @@ export class DynamoStore implements Store {
     return item && this.decodeDag(item);
   }
 
-  private async putSpec(dagId: string, spec: DagRecord['spec']): Promise<void> {
+  private async putSpec(dagId: string, version: string, spec: DagRecord['spec']): Promise<void> {
     const v = await encodeJson(spec, blobPath('spec', dagId), `spec of dag ${dagId}`, this.blobs);
-    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: { pk: { S: `d:${dagId}` }, v }, ...NO_RETURN }), 'write');
+    await this.r.send(
+      new PutItemCommand({ TableName: this.t.kv, Item: { pk: { S: `d:${dagId}` }, v, version: { S: version } }, ...NO_RETURN }),
+      'write',
+    );
   }
 
   private async decodeDag(item: Item): Promise<DagRecord | undefined> {
     const fields = (await decodeFields(item)) as unknown as Omit<DagRecord, 'spec'>;
+    // A spec never changes within a bundle version: read it once per version and process
+    // (a DAG is read at every run start and end). Shared, so frozen.
+    const cacheKey = `${fields.dagId}\u0000${fields.bundleVersion}`;
+    const cached = this.specs.get(cacheKey);
+    if (cached) return { ...fields, spec: cached };
     const specItem = await getItem(this.r, this.t.kv, { pk: { S: `d:${fields.dagId}` } });
     if (!specItem?.['v']) return undefined;
-    return { ...fields, spec: (await decodeValue(specItem['v'], this.blobs)) as DagRecord['spec'] };
+    const spec = (await decodeValue(specItem['v'], this.blobs)) as DagRecord['spec'];
+    if (specItem['version']?.S === fields.bundleVersion) this.specs.set(cacheKey, deepFreeze(spec));
+    return { ...fields, spec };
   }
 
   async listDags(): Promise<DagRecord[]> {
@@ -123,7 +135,7 @@ export class DynamoStore implements Store {
       if (expectNextTickAt !== undefined && ((check['nextTickAt']?.N !== undefined ? Number(check['nextTickAt'].N) : null) !== expectNextTickAt)) {
         return { ok: false, current: await this.decodeDag(check), reason: 'condition' };
       }
-      await this.putSpec(dagId, spec);
+      await this.putSpec(dagId, patch.bundleVersion ?? String(check['bundleVersion']?.S), spec);
     }
     return casUpdate(this.r, this.t.dags, { dagId: { S: dagId } }, x, cond, async (i) => (await this.decodeDag(i))!);
   }

@@ -54,6 +54,12 @@ export function observeStore(store: Store, onEvent: (e: StateEvent) => void): St
     if (r.ok && patch.state) onEvent({ type: 'task', ti: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as TaskInstance['state']) });
     return r;
   };
+  // Tasks created already decided (queued, skipped) are state changes too.
+  wrapped.putTask = async (ti) => {
+    const r = await store.putTask(ti);
+    if (r.ok && r.item.state !== 'scheduled') onEvent({ type: 'task', ti: r.item });
+    return r;
+  };
   wrapped.updateRun = async (dagId, runId, expect, patch, slot) => {
     const r = await store.updateRun(dagId, runId, expect, patch, slot);
     if (r.ok && patch.state) onEvent({ type: 'run', run: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as DagRun['state']) });

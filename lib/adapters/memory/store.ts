@@ -12,6 +12,7 @@ import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRec
 import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
 import { MinHeap } from './min-heap.js';
+import { deepFreeze } from '../../engine/freeze.js';
 
 const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 
@@ -25,15 +26,6 @@ function cloneTask(t: TaskInstance): TaskInstance {
 
 function cloneRun(r: DagRun): DagRun {
   return { ...r, conf: jsonClone(r.conf) };
-}
-
-/** Deep-freezes a value, so a DAG spec can be shared with callers without being changed by them. */
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
-  }
-  return v;
 }
 
 // Specs are JSON-copied and frozen when stored, then shared: getDag is on the hot path
