@@ -134,7 +134,9 @@ async function bundleCode(dir: string, files: readonly string[], sourcemap: bool
       target: 'node20',
       keepNames: true,
       sourcemap: sourcemap ? 'inline' : false,
-      sourcesContent: false,
+      // The sources travel in the map: a worker's stack traces show DAG code, and loaders
+      // that read the map (vitest) find nothing missing.
+      sourcesContent: true,
       logLevel: 'silent',
       plugins: [airlessPlugin],
       // Bundled CommonJS packages call require() for built-ins; ESM has none.
