@@ -3,7 +3,7 @@
  * (invalid DAG, bad option, unknown DAG or task, missing bundle).
  */
 import { parseArgs } from 'node:util';
-import { cmdBuild, cmdDagsList, cmdDev, cmdRun, cmdTasksTest } from '../lib/cli/local.js';
+import { cmdBuild, cmdDagsList, cmdDev, cmdLocalSignal, cmdRun, cmdTasksTest } from '../lib/cli/local.js';
 import { exitCodeFor, printError, UsageError } from '../lib/cli/output.js';
 
 const USAGE = `Usage: airless <command> [options]
@@ -25,6 +25,7 @@ Deployed stack (AWS credentials and region from the environment):
   tasks <dag> <runId>                     task states and tries of a run
   logs <dag> <runId> <task> [--try N]     task logs from CloudWatch Logs
   signal <key> [--payload JSON]           resume tasks waiting on an event
+      [--dynamodb-endpoint URL]           ... of a local 'airless dev' on that endpoint
   pause <dag> | unpause <dag>
   clear <dag> <runId> <task> [--no-downstream]
   timer-pump [--stack NAME]               deliver due schedules where Scheduler never fires (LocalStack)
@@ -83,6 +84,13 @@ async function main(argv: string[]): Promise<number> {
     case 'dev':
       need(1, '<dir>');
       return cmdDev(rest[0], { concurrency: o.concurrency, dynamodbEndpoint: o['dynamodb-endpoint'] });
+    case 'signal':
+      // To a local `airless dev --dynamodb-endpoint URL` rather than a deployed stack.
+      if (o['dynamodb-endpoint']) {
+        need(1, '<key>');
+        return cmdLocalSignal(o['dynamodb-endpoint'], rest[0], o.payload);
+      }
+      break;
     default:
       break;
   }

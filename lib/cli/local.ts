@@ -8,7 +8,7 @@ import { buildBundle, buildToLocalVersion, LocalBundleSource } from '../build/in
 import { NotFoundError } from '../engine/errors.js';
 import type { DagRun, DagSpec, Manifest, TaskInstance } from '../engine/model.js';
 import { isRunTerminal } from '../engine/states.js';
-import type { Store } from '../engine/ports.js';
+import { DEFAULT_CONFIG, type Store } from '../engine/ports.js';
 import { renderTemplate, templateVars } from '../engine/template.js';
 import { sendSignal } from '../engine/waiting.js';
 import { taskSpec } from '../engine/dag-index.js';
@@ -221,7 +221,7 @@ export async function cmdTasksTest(dir: string, dagId: string, taskId: string, f
 }
 
 /** A DynamoDB store on any endpoint (DynamoDB Local, LocalStack), creating missing tables. */
-export async function localDynamoStore(endpoint: string): Promise<Store> {
+export async function localDynamoStore(endpoint: string, opts: { quiet?: boolean } = {}): Promise<Store> {
   const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
   const { DynamoStore } = await import('../adapters/aws/dynamo-store.js');
   const { createTables } = await import('../adapters/aws/dynamo-schema.js');
@@ -231,6 +231,29 @@ export async function localDynamoStore(endpoint: string): Promise<Store> {
   });
   const tablePrefix = process.env.AIRLESS_TABLE_PREFIX ?? 'airless-dev';
   await createTables(client, tablePrefix);
-  process.stdout.write(`state in DynamoDB at ${endpoint} (tables ${tablePrefix}-*): it survives a restart\n`);
+  if (!opts.quiet) process.stdout.write(`state in DynamoDB at ${endpoint} (tables ${tablePrefix}-*): it survives a restart\n`);
   return new DynamoStore({ client, tablePrefix });
+}
+
+/**
+ * `airless signal <key> --dynamodb-endpoint URL`: stores a signal for a local
+ * `airless dev` sharing that DynamoDB. The dev process resumes the waiting tasks at its
+ * next look at them (reconcile re-checks event waits every minute), as it would a signal
+ * sent before the wait.
+ */
+export async function cmdLocalSignal(endpoint: string, key: string, payload?: string): Promise<number> {
+  const store = await localDynamoStore(endpoint, { quiet: true });
+  const now = Date.now();
+  let value: unknown = true;
+  if (payload !== undefined) {
+    try {
+      value = JSON.parse(payload);
+    } catch (cause) {
+      throw new UsageError(`--payload must be JSON, got ${payload}`, { cause });
+    }
+  }
+  await store.putSignal({ key, payload: value, createdAt: now, expiresAt: now + DEFAULT_CONFIG.signalRetentionMs });
+  const waiting = await store.listEventTriggers(key);
+  process.stdout.write(`signal ${key} stored; ${waiting.length} task(s) waiting on it resume within a minute\n`);
+  return 0;
 }
