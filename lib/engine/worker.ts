@@ -97,10 +97,11 @@ export async function runBody(
   ti: TaskInstance,
   body: (ctx: TaskContext) => unknown,
 ): Promise<Outcome> {
-  const abort = new AbortController();
   const timeoutMs = t.executionTimeoutMs;
+  // Without an execution timeout nothing aborts a try: all such tries share one signal.
+  const abort = timeoutMs === undefined ? undefined : new AbortController();
   const stopTimer = timeoutMs === undefined ? undefined : new AbortController();
-  const ctx = buildContext(p, rc, ti, abort.signal);
+  const ctx = buildContext(p, rc, ti, abort?.signal ?? NEVER_ABORTED);
   const run = Promise.resolve().then(() => body(ctx));
   const timeout =
     timeoutMs === undefined || !stopTimer
@@ -108,7 +109,7 @@ export async function runBody(
       : p.clock.sleep(timeoutMs, stopTimer.signal).then(() => {
           if (stopTimer.signal.aborted) return undefined;
           const err = new TaskTimeoutError(`execution timeout: the try ran longer than ${formatDuration(timeoutMs)}`);
-          abort.abort(err);
+          abort?.abort(err);
           throw err;
         });
   try {
@@ -125,6 +126,7 @@ export async function runBody(
 }
 
 const SETTLED = 'try settled';
+const NEVER_ABORTED = new AbortController().signal;
 
 function toOutcome(t: TaskSpec, value: unknown): Outcome {
   if (isDeferRequest(value)) return { kind: 'deferred', request: value };

@@ -49,10 +49,28 @@ function applyPatch(target: Record<string, unknown>, patch: Record<string, unkno
   }
 }
 
+/**
+ * A task with a patch applied, as a new object. Stored tasks are replaced, never changed
+ * by `delete`: a deleted property turns a V8 object into a slow dictionary, and every
+ * later copy of it (each read returns one) pays for that.
+ */
+function withPatch<T extends object>(t: T, patch: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {};
+  const src = t as Record<string, unknown>;
+  for (const k in src) {
+    const v = src[k];
+    if (v !== undefined && (patch[k] === undefined || !(k in patch))) out[k] = v;
+  }
+  for (const k in patch) {
+    const v = patch[k];
+    if (v !== undefined && v !== null) out[k] = typeof v === 'object' ? jsonClone(v) : v;
+  }
+  return out as T;
+}
+
 /** Drops keys whose value is undefined, as DynamoDB marshalling does. */
 function compact<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
+  return withPatch(o, {});
 }
 
 const runKey = (dagId: string, runId: string): string => `${dagId}\u0000${runId}`;
@@ -212,8 +230,7 @@ export class MemoryStore implements Store {
     const byRun = this.tasks.get(runKey(ti.dagId, ti.runId)) ?? new Map<string, TaskInstance>();
     const existing = byRun.get(ti.taskId);
     if (existing) return conditionFailed(cloneTask(existing));
-    const stored = compact(cloneTask(ti));
-    if (isTerminal(stored.state)) delete stored.dueAt;
+    const stored = withPatch(cloneTask(ti), isTerminal(ti.state) ? { dueAt: null } : {});
     byRun.set(ti.taskId, stored);
     this.tasks.set(runKey(ti.dagId, ti.runId), byRun);
     this.indexTask(stored);
@@ -245,10 +262,11 @@ export class MemoryStore implements Store {
     if (slot && !this.moveCounter(this.runs.get(key.dagId)?.get(key.runId), 'activeTasks', slot)) {
       return { ok: false, current: cloneTask(t), reason: 'slots' };
     }
-    applyPatch(t as unknown as Record<string, unknown>, patch);
-    if (isTerminal(t.state)) delete t.dueAt;
-    this.indexTask(t);
-    return { ok: true, item: cloneTask(t) };
+    const ends = isTerminal((patch.state ?? t.state) as TaskInstance['state']);
+    const next = withPatch(t, (ends ? { ...patch, dueAt: null } : patch) as Record<string, unknown>);
+    this.tasks.get(runKey(key.dagId, key.runId))!.set(key.taskId, next);
+    this.indexTask(next);
+    return { ok: true, item: cloneTask(next) };
   }
 
   async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {
