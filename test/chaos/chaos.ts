@@ -5,7 +5,7 @@
  * contents and the append-only log the task bodies and pokes wrote) must satisfy every
  * invariant in checks.ts.
  *
- * `npm run chaos -- [--runs N] [--processes 3] [--seed S] [--kills K] [--json]
+ * `npm run chaos -- [--runs N] [--processes 3] [--seed S] [--kills K] [--kill-every-ms MS] [--json]
  *   [--dynamodb-endpoint URL] [--timeout-ms MS]`
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -279,12 +279,14 @@ async function cli(): Promise<void> {
     options: {
       runs: { type: 'string' }, processes: { type: 'string' }, seed: { type: 'string' }, kills: { type: 'string' },
       json: { type: 'boolean' }, 'dynamodb-endpoint': { type: 'string' }, 'timeout-ms': { type: 'string' }, keep: { type: 'boolean' },
+      'kill-every-ms': { type: 'string' },
     },
   });
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
   const report = await runChaos({
     runs: num(values.runs), processes: num(values.processes), seed: num(values.seed), kills: num(values.kills),
     dynamodbEndpoint: values['dynamodb-endpoint'], timeoutMs: num(values['timeout-ms']),
+    killEveryMs: num(values['kill-every-ms']),
   });
   const { checks, counters, ...summary } = report;
   for (const c of checks) {
