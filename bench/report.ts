@@ -88,6 +88,7 @@ export function formatReport(r: BenchReport): string {
         ['under load', c.perTask.wcu, c.perTask.rcu, c.perTask.sqsRequests, c.perTask.schedulerCalls, c.perTask.invocations, c.usdPerMillionTasks],
         ['idle (batch of 1)', c.perTaskIdle.wcu, c.perTaskIdle.rcu, c.perTaskIdle.sqsRequests, c.perTaskIdle.schedulerCalls, c.perTaskIdle.invocations, c.usdPerMillionTasksIdle],
         ['100-task chain, under load', c.longChain.perTask.wcu, c.longChain.perTask.rcu, c.longChain.perTask.sqsRequests, c.longChain.perTask.schedulerCalls, c.longChain.perTask.invocations, c.longChain.usdPerMillionTasks],
+        ['10-task chain, 1 min timeouts (eager follow)', c.eagerChain.perTask.wcu, c.eagerChain.perTask.rcu, c.eagerChain.perTask.sqsRequests, c.eagerChain.perTask.schedulerCalls, c.eagerChain.perTask.invocations, c.eagerChain.usdPerMillionTasks],
       ],
     ));
     out.push(`   $ per million: DynamoDB writes ${b.dynamoWrites}, reads ${b.dynamoReads}, SQS ${b.sqs}, Lambda requests ${b.lambdaRequests}, Scheduler ${b.scheduler}  -> ${mark(c.usdPerMillionTasks < TARGETS.usdPerMillionTasks)} (target < $${TARGETS.usdPerMillionTasks})`);

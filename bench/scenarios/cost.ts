@@ -63,6 +63,8 @@ export interface CostResult {
   usdPerMillionTasksIdle: number;
   /** The same under load for a 100-task chain: the run's own writes spread over more tasks. */
   longChain: { tasks: number; total: Usage; perTask: PerTask; usdPerMillionTasks: number };
+  /** The 10-task chain whose tasks have a 1-minute execution timeout: a worker Lambda runs each next task itself (eager follow). */
+  eagerChain: { tasks: number; total: Usage; perTask: PerTask; usdPerMillionTasks: number };
   breakdownUsdPerMillion: { dynamoWrites: number; dynamoReads: number; sqs: number; lambdaRequests: number; scheduler: number };
   stepFunctionsUsdPerMillionTasks: number;
   stepFunctionsUsdPerMillionTasksRange: [number, number];
@@ -154,13 +156,16 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     const chainDag = dag('cost_chain', {}, ({ task }) => {
       chain(...Array.from({ length: CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
     });
+    const eagerDag = dag('cost_chain_eager', { defaultArgs: { executionTimeout: '1m' } }, ({ task }) => {
+      chain(...Array.from({ length: CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
+    });
     const longDag = dag('cost_chain_100', {}, ({ task }) => {
       chain(...Array.from({ length: LONG_CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
     });
     const sensorDag = dag('cost_sensor', {}, ({ sensor }) => {
       sensor('wait', { type: flag, pokeContext: { key: 'landing/{{ ds }}' } }, { pokeInterval: '60s' });
     });
-    const bundles = new InlineBundleSource([chainDag, longDag, sensorDag]);
+    const bundles = new InlineBundleSource([chainDag, eagerDag, longDag, sensorDag]);
     const store = new DynamoStore({ client: dynamodb, tablePrefix: prefix });
     const sqs = new SqsQueue({ client: sqsClient, queueUrl: QueueUrl! });
     const queue = new CountingQueue(sqs);
@@ -169,6 +174,9 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     const ports: Ports = {
       store, queue, timer, clock, bundles, metrics: new MemoryMetrics(), log: new MemoryLog(undefined, 100),
       config: DEFAULT_CONFIG, workerId: 'bench-cost',
+      // Each message is handled as by a fresh 5-minute worker Lambda: a task may be run
+      // eagerly after another only when its execution timeout fits in the time left.
+      remainingMs: () => 5 * 60_000,
     };
     await registerManifest(ports, bundles.version, await bundles.manifest(bundles.version));
     const snap = (): Usage => ({
@@ -197,6 +205,12 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     const chainUsage = diff(c0, snap());
     const chainRun = await store.getRun('cost_chain', 'chain-1');
     if (chainRun?.state !== 'success') throw new Error(`cost chain ended ${chainRun?.state}`);
+
+    const e0 = snap();
+    await triggerRun(ports, 'cost_chain_eager', { runId: 'chain-eager' });
+    await drain();
+    const eagerUsage = diff(e0, snap());
+    if ((await store.getRun('cost_chain_eager', 'chain-eager'))?.state !== 'success') throw new Error('cost eager chain did not succeed');
 
     const l0 = snap();
     await triggerRun(ports, 'cost_chain_100', { runId: 'chain-100' });
@@ -248,6 +262,10 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
       perTaskIdle: idle,
       usdPerMillionTasks: r2(sum(breakdown)),
       usdPerMillionTasksIdle: r2(sum(priceMillion(idle))),
+      eagerChain: (() => {
+        const per = perTask(eagerUsage, CHAIN_TASKS, LAMBDA_BATCH);
+        return { tasks: CHAIN_TASKS, total: eagerUsage, perTask: per, usdPerMillionTasks: r2(sum(priceMillion(per))) };
+      })(),
       longChain: (() => {
         const per = perTask(longUsage, LONG_CHAIN_TASKS, LAMBDA_BATCH);
         return { tasks: LONG_CHAIN_TASKS, total: longUsage, perTask: per, usdPerMillionTasks: r2(sum(priceMillion(per))) };

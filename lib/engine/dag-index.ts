@@ -3,7 +3,7 @@
  * carries through one operation.
  */
 import { NotFoundError } from './errors.js';
-import type { DagRun, DagSpec, TaskSpec } from './model.js';
+import type { DagRun, DagSpec, TaskInstance, TaskSpec } from './model.js';
 import type { Ports } from './ports.js';
 
 const index = new WeakMap<DagSpec, Map<string, TaskSpec>>();
@@ -57,6 +57,11 @@ export function countsSlots(spec: DagSpec): boolean {
 export interface RunCtx {
   run: DagRun;
   spec: DagSpec;
+  /**
+   * Set by a worker: the next task of this run it will run itself (eager follow), and how
+   * many more it may take on before it leaves the rest to the queue.
+   */
+  follow?: { budget: number; next?: TaskInstance; taken?: boolean };
 }
 
 /** Loads the spec a run pinned (its bundle version's manifest). */

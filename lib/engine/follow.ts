@@ -6,12 +6,12 @@
  * can all run these functions on the same run at once.
  */
 import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
-import type { TaskInstance, TaskKey } from './model.js';
+import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
 import type { Ports, SlotChange } from './ports.js';
 import { decideRunState } from './run-state.js';
 import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
-import { startWaiting } from './waiting.js';
+import { newToken, startWaiting } from './waiting.js';
 // runs.ts imports this module too: the cycle is safe, both only call each other at run time.
 import { startQueuedRuns } from './runs.js';
 import { expireLease, requeueIfLost } from './recover.js';
@@ -150,6 +150,18 @@ async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstream
   const now = p.clock.now();
   const base: TaskInstance = { ...keyOf(rc, taskId), state: 'scheduled', tryNumber: 0, upstream: { [upstreamId]: outcome } };
   if (decision === 'run') {
+    if (takeEagerSlot(p, rc, t)) {
+      // Created already claimed by this worker, which runs it next (see handleTask).
+      const lease = (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
+      const r = await p.store.putTask({
+        ...base, state: 'running', tryNumber: 1, queuedAt: now, startedAt: now, owner: newToken(p), leaseUntil: now + lease,
+      });
+      rc.follow!.taken = r.ok;
+      if (!r.ok) return false;
+      rc.follow!.next = r.item;
+      p.metrics.count('EagerFollows');
+      return true;
+    }
     const r = await p.store.putTask({ ...base, state: 'queued', tryNumber: 1, queuedAt: now });
     if (!r.ok) return false;
     await p.queue.send([{ kind: 'task', dagId: base.dagId, runId: base.runId, taskId, tryNumber: 1 }]);
@@ -160,6 +172,23 @@ async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstream
   const r = await p.store.putTask({ ...base, state, endedAt, ...(expiresAt !== null ? { expiresAt } : {}) });
   if (!r.ok) return false;
   await afterTerminal(p, rc, taskId, state);
+  return true;
+}
+
+/**
+ * Eager follow (as Temporal's eager activities): a worker that just finished a task runs
+ * one follow-up task of the same run itself, skipping a queue round trip, while it has
+ * budget and time left. One per finished task, so fan-out siblings still go through the
+ * queue to other workers. The reservation is synchronous: concurrent settles of siblings
+ * cannot both take it.
+ */
+function takeEagerSlot(p: Ports, rc: RunCtx, t: TaskSpec): boolean {
+  const f = rc.follow;
+  if (!f || f.taken || f.budget <= 0) return false;
+  const needs = (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
+  if (p.remainingMs && p.remainingMs() < needs) return false;
+  f.taken = true;
+  f.budget -= 1;
   return true;
 }
 

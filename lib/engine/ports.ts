@@ -253,6 +253,8 @@ export interface Ports {
   sensors?: Readonly<Record<string, SensorPoke>>;
   /** Identifies this process in claim tokens (unique per container or process). */
   workerId?: string;
+  /** Time this worker has left (a Lambda's remaining time); unbounded when absent. */
+  remainingMs?: () => number;
 }
 
 export interface EngineConfig {
@@ -272,6 +274,12 @@ export interface EngineConfig {
   maxQueueDelayMs: number;
   /** A timer not delivered this long after its time is fired by reconcile instead. */
   timerGraceMs: number;
+  /**
+   * Eager follow: after a try, the worker runs up to this many follow-up tasks of the same
+   * run itself (a task whose only upstream it just finished) instead of queueing them.
+   * 0 turns it off.
+   */
+  maxEagerFollows: number;
   /** Concurrent pokes per poker. */
   pokeConcurrency: number;
   /** Per-poke timeout. */
@@ -287,6 +295,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   runRetentionMs: 90 * 24 * 3600_000,
   maxQueueDelayMs: 15 * 60_000,
   timerGraceMs: 2 * 60_000,
+  maxEagerFollows: 16,
   pokeConcurrency: 256,
   pokeTimeoutMs: 30_000,
 };

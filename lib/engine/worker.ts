@@ -55,10 +55,20 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
     p.metrics.count('LostRaces');
     return 'lost';
   }
-  const ti = claim.item;
+  let ti = claim.item;
   if (ti.queuedAt !== undefined) p.metrics.timing('SchedulingLagMs', now - ti.queuedAt);
-  const outcome = await runTry(p, rc, t, ti);
-  await finishTask(p, rc, t, ti, outcome);
+  let task = t;
+  rc.follow = { budget: p.config.maxEagerFollows };
+  for (;;) {
+    await finishTask(p, rc, task, ti, await runTry(p, rc, task, ti));
+    // Eager follow: the next task of this run, created already claimed by this worker.
+    const next = rc.follow.next;
+    if (!next) break;
+    rc.follow = { budget: rc.follow.budget };
+    ti = next;
+    task = taskSpec(rc.spec, next.taskId);
+    p.metrics.timing('SchedulingLagMs', 0);
+  }
   return 'done';
 }
 
