@@ -1,21 +1,36 @@
 /**
- * Tables named by CloudFormation: a table RETAINed by an earlier stack can never block
- * the next deploy ("already exists"), and every reader gets the generated names from the
- * functions' environment or the stack's outputs, never from a prefix.
+ * The deploy defaults of ADR 0008 on the default stack (one synth):
+ * - tables named by CloudFormation: a table RETAINed by an earlier stack can never block
+ *   the next deploy ("already exists"), and every reader gets the generated names from
+ *   the functions' environment or the stack's outputs, never from a prefix;
+ * - offloaded values under `blobs/` expire with their runs; DAG specs and bundles do not.
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { Template, type Template as T } from 'aws-cdk-lib/assertions';
+import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableNames, type TableNames } from '../../lib/adapters/aws/dynamo-schema.js';
 import { readAwsEnv } from '../../lib/adapters/aws/wiring.js';
 import { envFromOutputs } from '../../lib/cli/aws-stack.js';
 import type { AirlessStack } from '../../lib/infra/stack.js';
+import { BLOBS_PREFIX, BUNDLES_PREFIX, EXPIRING_BLOB_KINDS } from '../../lib/infra/bundle-bucket.js';
+import { PROJECT_ROOT } from '../../lib/infra/functions.js';
 import { StateTables } from '../../lib/infra/state-tables.js';
 import { tableDefinitions, tableEnvName, tableOutputName } from '../../lib/infra/table-definitions.js';
 import { NO_BUNDLING, logicalId, resourcesOf, synthAirless } from './synth.js';
 
+interface Rule {
+  Id?: string;
+  Prefix?: string;
+  Status: string;
+  ExpirationInDays?: number;
+  ExpiredObjectDeleteMarker?: boolean;
+  NoncurrentVersionExpiration?: { NoncurrentDays: number };
+}
+
 let stack: AirlessStack;
 let template: T;
+let rules: Rule[];
 /** What CloudFormation would call each table, by logical id. */
 const generated: Record<string, string> = {};
 
@@ -32,6 +47,7 @@ function resolve(values: Record<string, unknown>): Record<string, string> {
 beforeAll(() => {
   ({ stack, template } = synthAirless());
   for (const id of Object.keys(resourcesOf(template, 'AWS::DynamoDB::Table'))) generated[id] = `Airless-${id}-1X2Y3Z`;
+  rules = resourcesOf(template, 'AWS::S3::Bucket')[logicalId(stack, stack.airless.bundles.bucket)].Properties.LifecycleConfiguration.Rules;
 });
 
 describe('tables named by CloudFormation', () => {
@@ -104,5 +120,30 @@ describe('StateTables with a tablePrefix', () => {
     const names = Object.values(Template.fromStack(s).findResources('AWS::DynamoDB::Table')).map((t) => t.Properties.TableName);
     expect(names.sort()).toEqual(Object.values(tableNames('Airless-') as TableNames).sort());
     expect(state.tablePrefix).toBe('Airless-');
+  });
+});
+
+describe('bundle bucket lifecycle', () => {
+  it('expires run-scoped blobs 120 days after they are written (90-day run retention + 30)', () => {
+    const expiring = rules.filter((r) => r.ExpirationInDays !== undefined);
+    expect(expiring.map((r) => r.Prefix).sort()).toEqual(['blobs/conf/', 'blobs/signal/', 'blobs/xcom/']);
+    for (const r of expiring) expect(r).toMatchObject({ Status: 'Enabled', ExpirationInDays: 120 });
+  });
+
+  it('never expires bundles or DAG specs, and still drops old versions and stale delete markers', () => {
+    for (const r of rules.filter((x) => x.ExpirationInDays !== undefined)) {
+      expect(`${BUNDLES_PREFIX}v1/manifest.json`.startsWith(r.Prefix ?? '')).toBe(false);
+      expect(`${BLOBS_PREFIX}spec/etl_daily`.startsWith(r.Prefix ?? '')).toBe(false);
+    }
+    expect(rules).toContainEqual(expect.objectContaining({
+      NoncurrentVersionExpiration: { NoncurrentDays: 30 }, ExpiredObjectDeleteMarker: true,
+    }));
+  });
+
+  it('covers every kind of blob the store writes, except DAG specs', async () => {
+    const source = await readFile(`${PROJECT_ROOT}lib/adapters/aws/dynamo-store.ts`, 'utf8');
+    const kinds = new Set([...source.matchAll(/blobPath\(\s*'([^']+)'/g)].map((m) => m[1]));
+    expect(kinds.size).toBeGreaterThan(0);
+    expect([...kinds].sort()).toEqual([...EXPIRING_BLOB_KINDS, 'spec'].sort());
   });
 });
