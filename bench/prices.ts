@@ -22,6 +22,8 @@ export const PRICES = {
   lambdaGbSecondArm: { usd: 0.0000133334, per: 1, unit: 'Lambda GB-second on arm64', source: LAMBDA },
   schedulerInvocation: { usd: 1.0, per: 1e6, unit: 'EventBridge Scheduler invocation (first 14 million a month free)', source: 'AWS EventBridge pricing, https://aws.amazon.com/eventbridge/pricing/' },
   stepFunctionsTransition: { usd: 0.025, per: 1e3, unit: 'Step Functions Standard state transition', source: 'AWS Step Functions pricing, https://aws.amazon.com/step-functions/pricing/' },
+  cloudwatchMetricMonth: { usd: 0.3, per: 1, unit: 'CloudWatch custom metric-month (each dimension combination is a metric; prorated by the hour)', source: 'AWS CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/' },
+  cloudwatchAlarmMonth: { usd: 0.1, per: 1, unit: 'CloudWatch standard-resolution alarm-month', source: 'AWS CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/' },
   mwaaSmallHour: { usd: 0.49, per: 1, unit: 'MWAA mw1.small environment-hour (runs idle or not)', source: 'AWS MWAA pricing, https://aws.amazon.com/managed-workflows-for-apache-airflow/pricing/' },
 } as const satisfies Record<string, Price>;
 

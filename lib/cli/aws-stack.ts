@@ -9,6 +9,7 @@ import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
 import type { AwsEnv } from '../adapters/aws/wiring.js';
 import { AirlessError, InvalidInputError } from '../engine/errors.js';
 import { DEFAULT_CONFIG } from '../engine/ports.js';
+import { tableNamesFrom, tableOutputName } from '../infra/table-definitions.js';
 
 /**
  * Output keys the CLI reads (lib/infra/stack.ts). The optional ones are not emitted by
@@ -17,7 +18,6 @@ import { DEFAULT_CONFIG } from '../engine/ports.js';
  */
 export const STACK_OUTPUTS = {
   bucket: 'BucketName',
-  tablePrefix: 'TablePrefix',
   queueUrl: 'QueueUrl',
   dlqUrl: 'DeadLetterQueueUrl',
   schedulerDlqUrl: 'SchedulerDeadLetterQueueUrl',
@@ -32,7 +32,9 @@ export const STACK_OUTPUTS = {
   workerTimeoutMs: 'WorkerTimeoutMs',
 } as const;
 
-const REQUIRED = ['bucket', 'tablePrefix', 'queueUrl', 'timerGroup', 'dagScheduleGroup'] as const;
+const REQUIRED = ['bucket', 'queueUrl', 'timerGroup', 'dagScheduleGroup'] as const;
+/** Stacks deployed before the tables were unnamed also output the names' common prefix. */
+const LEGACY_TABLE_PREFIX = 'TablePrefix';
 
 export const DEFAULT_STACK = 'Airless';
 
@@ -118,7 +120,10 @@ export function queueArnFromUrl(url: string, fallbackRegion = 'us-east-1'): stri
  * const env = envFromOutputs(await stackOutputs(cf, 'Airless'), { stackName: 'Airless' });
  */
 export function envFromOutputs(o: Record<string, string>, opts: { stackName: string; region?: string }): AwsEnv {
-  const missing = REQUIRED.filter((k) => !o[STACK_OUTPUTS[k]]).map((k) => STACK_OUTPUTS[k]);
+  // One output per table (`TableTasks`...): CloudFormation names the tables.
+  const tables = tableNamesFrom((id) => o[tableOutputName(id)]);
+  const tableOutputsMissing = o[LEGACY_TABLE_PREFIX] ? [] : tables.missing.map(tableOutputName);
+  const missing = [...REQUIRED.map((k) => STACK_OUTPUTS[k]).filter((k) => !o[k]), ...tableOutputsMissing];
   if (missing.length) {
     throw new AwsConfigError(`stack ${opts.stackName} has no output ${missing.join(', ')}; is it an Airless stack? (redeploy with \`npx cdk deploy\`)`);
   }
@@ -126,7 +131,8 @@ export function envFromOutputs(o: Record<string, string>, opts: { stackName: str
   const num = (k: keyof typeof STACK_OUTPUTS, d: number) => (get(k) !== undefined && Number.isFinite(Number(get(k))) ? Number(get(k)) : d);
   const schedulerDlqUrl = get('schedulerDlqUrl');
   return {
-    tablePrefix: get('tablePrefix'),
+    tableNames: tables.names,
+    tablePrefix: o[LEGACY_TABLE_PREFIX] ?? '',
     queueUrl: get('queueUrl'),
     queueArn: get('queueArn') ?? queueArnFromUrl(get('queueUrl'), opts.region),
     bucket: get('bucket'),

@@ -95,7 +95,7 @@ export class Airless extends Construct {
 
     this.state = new StateTables(this, 'State', { removalPolicy });
     this.readyQueue = new ReadyQueue(this, 'ReadyQueue', { workerTimeout, removalPolicy });
-    this.bundles = new BundleBucket(this, 'Bundles', { removalPolicy });
+    this.bundles = new BundleBucket(this, 'Bundles', { removalPolicy, runRetention: props.runRetention });
     this.schedules = new Schedules(this, 'Schedules', { readyQueue: this.readyQueue });
     this.functions = new Functions(this, 'Functions', {
       state: this.state,

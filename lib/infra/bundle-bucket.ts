@@ -19,6 +19,14 @@ export interface BundleBucketProps {
    */
   readonly noncurrentVersionExpiration?: Duration;
   /**
+   * How long finished runs are kept (the functions' `runRetention`). Run-scoped offloaded
+   * values (`blobs/xcom/`, `blobs/conf/`, `blobs/signal/`) expire {@link BLOB_EXPIRY_MARGIN}
+   * after this: the items that point at them expire first (DynamoDB TTL), and a run that
+   * lasts up to that margin still finds its conf when it ends.
+   * @default Duration.days(90)
+   */
+  readonly runRetention?: Duration;
+  /**
    * How long server access logs are kept.
    * @default Duration.days(90)
    */
@@ -29,6 +37,14 @@ export interface BundleBucketProps {
 export const BUNDLES_PREFIX = 'bundles/';
 /** Key prefix of offloaded values (large XCom). */
 export const BLOBS_PREFIX = 'blobs/';
+/**
+ * Run-scoped kinds of offloaded value (`blobs/<kind>/...`, lib/adapters/aws/dynamo-store.ts):
+ * they expire. `blobs/spec/<dagId>` (a large DAG spec) does not: it lives as long as its DAG
+ * is registered and is rewritten in place, one object per DAG id.
+ */
+export const EXPIRING_BLOB_KINDS = ['xcom', 'conf', 'signal'] as const;
+/** Offloaded run values outlive the run retention by this much. */
+export const BLOB_EXPIRY_MARGIN = Duration.days(30);
 /** The object whose creation registers a bundle version. */
 export const MANIFEST_SUFFIX = 'manifest.json';
 
@@ -72,6 +88,8 @@ export class BundleBucket extends Construct {
       reason: 'This is the server access log bucket; logging its own access would recurse.',
     });
 
+    const runRetentionDays = Math.ceil((props.runRetention ?? Duration.days(90)).toDays({ integral: false }));
+    const blobExpiration = Duration.days(runRetentionDays + BLOB_EXPIRY_MARGIN.toDays());
     this.bucket = new s3.Bucket(this, 'Bucket', {
       ...safeBucket,
       versioned: true,
@@ -83,7 +101,16 @@ export class BundleBucket extends Construct {
         {
           noncurrentVersionExpiration: props.noncurrentVersionExpiration ?? Duration.days(30),
           abortIncompleteMultipartUploadAfter: Duration.days(7),
+          // Expiring a current version leaves a delete marker; drop it once nothing is under it.
+          expiredObjectDeleteMarker: true,
         },
+        // XCom, run conf and signal payloads over ~350 KB: without this they would pile up
+        // forever after their runs expire. Expiry counts from the object's creation.
+        ...EXPIRING_BLOB_KINDS.map((kind) => ({
+          id: `expire-${kind}-blobs`,
+          prefix: `${BLOBS_PREFIX}${kind}/`,
+          expiration: blobExpiration,
+        })),
       ],
     });
   }

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,27 @@ export interface FunctionsProps {
   /** Of the log groups. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
+
+/**
+ * How every function is bundled: one minified ESM file for Node 24 with source maps;
+ * `@aws-sdk/*` comes from the Lambda runtime.
+ *
+ * @example
+ * new NodejsFunction(this, 'F', { entry, runtime: lambda.Runtime.NODEJS_24_X, bundling: BUNDLING });
+ */
+export const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  minify: true,
+  // Minified but with class and function names kept: error names (`BundleError`...) reach the logs.
+  keepNames: true,
+  sourceMap: true,
+  sourcesContent: false,
+  // CommonJS dependencies bundled into ESM still call require().
+  banner: "import { createRequire as __airlessCreateRequire } from 'node:module'; const require = __airlessCreateRequire(import.meta.url);",
+  externalModules: ['@aws-sdk/*'],
+};
 
 function checkInt(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -122,17 +143,7 @@ export class Functions extends Construct {
         role,
         logGroup,
         environment,
-        bundling: {
-          format: OutputFormat.ESM,
-          target: 'node24',
-          mainFields: ['module', 'main'],
-          minify: true,
-          sourceMap: true,
-          sourcesContent: false,
-          // CommonJS dependencies bundled into ESM still call require().
-          banner: "import { createRequire as __airlessCreateRequire } from 'node:module'; const require = __airlessCreateRequire(import.meta.url);",
-          externalModules: ['@aws-sdk/*'],
-        },
+        bundling: BUNDLING,
       });
     };
 

@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { Airless, type AirlessProps } from './airless.js';
+import { tableOutputName } from './table-definitions.js';
 
 export interface AirlessStackProps extends StackProps {
   /** Props of the {@link Airless} construct. @default all defaults */
@@ -25,10 +26,10 @@ export class AirlessStack extends Stack {
     const output = (id: string, value: string, description: string) =>
       new CfnOutput(this, id, { value, description });
     output('BucketName', a.bundles.bucket.bucketName, 'Bundle bucket (airless push)');
+    // The tables are named by CloudFormation: the CLI reads each name from its output.
     for (const [tableId, table] of Object.entries(a.state.tables)) {
-      output(`Table${tableId.charAt(0).toUpperCase()}${tableId.slice(1)}`, table.tableName, `DynamoDB table ${tableId}`);
+      output(tableOutputName(tableId), table.tableName, `DynamoDB table ${tableId}`);
     }
-    output('TablePrefix', a.state.tablePrefix, 'Prefix of every table name');
     output('QueueUrl', a.readyQueue.queue.queueUrl, 'Ready queue');
     output('DeadLetterQueueUrl', a.readyQueue.deadLetterQueue.queueUrl, 'Poison messages of the ready queue');
     output('SchedulerDeadLetterQueueUrl', a.readyQueue.schedulerDeadLetterQueue.queueUrl, 'Undeliverable schedules');

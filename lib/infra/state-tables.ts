@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -8,9 +8,12 @@ import { tableDefinitions, tableEnvName, type KeyAttr, type TableDefinition } fr
 
 export interface StateTablesProps {
   /**
-   * Table names are `tablePrefix + suffix` (`Airless-tasks`) so that the functions, the
-   * CLI and `createTables()` derive them from one prefix.
-   * @default `${stackName}-`
+   * Name the tables `tablePrefix + suffix` (`Airless-tasks`). Without it CloudFormation
+   * names them (`Airless-StateTasks1A2B3C-XYZ`), so a table retained by an earlier stack
+   * never blocks the next deploy; the functions get each name in `AIRLESS_TABLE_<ID>` and
+   * the CLI from the stack's `Table<Id>` outputs. Set it only to keep the tables of a
+   * stack deployed with fixed names (`${stackName}-`) instead of creating new ones.
+   * @default none: CloudFormation-generated names
    */
   readonly tablePrefix?: string;
   /**
@@ -46,18 +49,20 @@ function key(a: KeyAttr): dynamodb.Attribute {
 export class StateTables extends Construct {
   /** Tables by schema id (`dags`, `runs`, `tasks`, `triggers`, `kv`). */
   public readonly tables: Readonly<Record<string, dynamodb.Table>>;
-  /** The prefix of every table name. */
-  public readonly tablePrefix: string;
+  /** The prefix of every table name, when names are fixed ({@link StateTablesProps.tablePrefix}). */
+  public readonly tablePrefix?: string;
   private readonly indexed = new Set<dynamodb.Table>();
 
   constructor(scope: Construct, id: string, props: StateTablesProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    this.tablePrefix = props.tablePrefix ?? `${Stack.of(this).stackName}-`;
+    this.tablePrefix = props.tablePrefix;
     const tables: Record<string, dynamodb.Table> = {};
     for (const { id: tableId, def } of props.definitions ?? tableDefinitions) {
       const table = new dynamodb.Table(this, pascal(tableId), {
-        tableName: `${this.tablePrefix}${def.suffix}`,
+        // Unnamed by default: a fixed name makes a RETAINed table of a deleted stack block
+        // the next deploy of the same stack ("already exists").
+        tableName: this.tablePrefix === undefined ? undefined : `${this.tablePrefix}${def.suffix}`,
         partitionKey: key(def.partitionKey),
         sortKey: def.sortKey && key(def.sortKey),
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -102,7 +107,7 @@ export class StateTables extends Construct {
    * new lambda.Function(this, 'F', { ..., environment: state.environment() });
    */
   environment(): Record<string, string> {
-    const env: Record<string, string> = { AIRLESS_TABLE_PREFIX: this.tablePrefix };
+    const env: Record<string, string> = {};
     for (const [tableId, table] of Object.entries(this.tables)) env[tableEnvName(tableId)] = table.tableName;
     return env;
   }

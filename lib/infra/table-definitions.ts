@@ -3,7 +3,7 @@
  * (lib/adapters/aws/dynamo-schema.ts) so that the CDK tables, `createTables()` for
  * DynamoDB Local and the store adapter can never disagree.
  */
-import { TABLES, type TableDef, type TableId } from '../adapters/aws/dynamo-schema.js';
+import { TABLES, type TableDef, type TableId, type TableNames } from '../adapters/aws/dynamo-schema.js';
 
 export type { IndexDef, KeyAttr, TableDef, TableId } from '../adapters/aws/dynamo-schema.js';
 
@@ -32,4 +32,32 @@ export const tableDefinitions: readonly TableDefinition[] = (Object.keys(TABLES)
  */
 export function tableEnvName(id: string): string {
   return `AIRLESS_TABLE_${id.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
+}
+
+/**
+ * Name of the stack output that carries a table's name to the CLI.
+ *
+ * @example
+ * tableOutputName('tasks'); // 'TableTasks'
+ */
+export function tableOutputName(id: string): string {
+  return `Table${id.charAt(0).toUpperCase()}${id.slice(1)}`;
+}
+
+/**
+ * Table names read from `name(id)` for each table of the schema (environment variables
+ * or stack outputs); tables whose name is absent are listed in `missing`.
+ *
+ * @example
+ * const { names, missing } = tableNamesFrom((id) => process.env[tableEnvName(id)]);
+ */
+export function tableNamesFrom(name: (id: TableId) => string | undefined): { names: Partial<TableNames>; missing: TableId[] } {
+  const names: Partial<TableNames> = {};
+  const missing: TableId[] = [];
+  for (const { id } of tableDefinitions) {
+    const value = name(id);
+    if (value) names[id] = value;
+    else missing.push(id);
+  }
+  return { names, missing };
 }

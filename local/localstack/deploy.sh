@@ -10,7 +10,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$ROOT"
 
 STACK="${AIRLESS_STACK:-Airless}"
-CDKLOCAL="aws-cdk-local@3.0.1"   # wraps the aws-cdk CLI pinned in package.json
+CDKLOCAL="aws-cdk-local@3.0.4"   # wraps the aws-cdk CLI pinned in package.json (3.0.2+: aws-cdk releases after 2026-03-01)
 TIMEOUT_S="${AIRLESS_RUN_TIMEOUT_S:-600}"
 AIRLESS=(node "$ROOT/bin/airless.mjs")   # this checkout's CLI (npx would look the name up in the registry)
 
@@ -42,9 +42,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# cdklocal drives this checkout's aws-cdk (NODE_PATH). For aws-cdk >= 2.177 it drops every
+# AWS_* variable but the allow-listed ones and refuses AWS_ENDPOINT_URL without
+# AWS_ENDPOINT_URL_S3 (an endpoint whose host has an `.s3.` label): on the default endpoint
+# leave both to cdklocal (localhost.localstack.cloud:4566).
+cdklocal() {
+  local unset_endpoint=()
+  if [ -z "${AWS_ENDPOINT_URL_S3:-}" ]; then
+    [ "$AIRLESS_AWS_ENDPOINT" = "http://localhost:4566" ] \
+      || die "AIRLESS_AWS_ENDPOINT is $AIRLESS_AWS_ENDPOINT: set AWS_ENDPOINT_URL_S3 too (its host must have an .s3. label) for cdklocal"
+    unset_endpoint=(-u AWS_ENDPOINT_URL)
+  fi
+  # ${a[@]+...}: an empty array under `set -u` is an error in the bash 3.2 of macOS.
+  env ${unset_endpoint[@]+"${unset_endpoint[@]}"} NODE_PATH="$ROOT/node_modules${NODE_PATH:+:$NODE_PATH}" \
+    AWS_ENVAR_ALLOWLIST=AWS_REGION,AWS_DEFAULT_REGION npx --yes "$CDKLOCAL" "$@"
+}
+
 echo "== deploying stack $STACK with cdklocal"
-npx --yes "$CDKLOCAL" bootstrap
-npx --yes "$CDKLOCAL" deploy "$STACK" --require-approval never
+cdklocal bootstrap
+cdklocal deploy "$STACK" --require-approval never
 
 echo "== pushing examples/dags"
 "${AIRLESS[@]}" push examples/dags --stack "$STACK"

@@ -1,6 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tableNames } from '../../lib/adapters/aws/dynamo-schema.js';
 import type { AirlessStack } from '../../lib/infra/stack.js';
 import { tableDefinitions } from '../../lib/infra/table-definitions.js';
 import { actionsOf, logicalId, resourcesOf, statementsOfRole, synthAirless } from './synth.js';
@@ -78,7 +77,6 @@ describe('default Airless stack', () => {
           'AIRLESS_SHARDS',
           'AIRLESS_TABLE_DAGS',
           'AIRLESS_TABLE_KV',
-          'AIRLESS_TABLE_PREFIX',
           'AIRLESS_TABLE_RUNS',
           'AIRLESS_TABLE_TASKS',
           'AIRLESS_TABLE_TRIGGERS',
@@ -91,7 +89,6 @@ describe('default Airless stack', () => {
       expect(fn.Environment.Variables).toMatchObject({
         AIRLESS_SHARDS: '8',
         AIRLESS_SCHEDULER_GROUP: 'Airless-timers',
-        AIRLESS_TABLE_PREFIX: 'Airless-',
         AIRLESS_TABLE_TASKS: { Ref: logicalId(stack, stack.airless.state.tables.tasks) },
         POWERTOOLS_METRICS_NAMESPACE: 'Airless',
         POWERTOOLS_SERVICE_NAME: 'airless',
@@ -119,7 +116,6 @@ describe('default Airless stack', () => {
     for (const table of Object.values(tables)) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.Properties).toMatchObject({
-        TableName: expect.stringMatching(/^Airless-/),
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         // SSEEnabled without a key id is the AWS-managed key (aws/dynamodb); absent would be the AWS-owned key
@@ -128,10 +124,10 @@ describe('default Airless stack', () => {
       });
       expect(table.Properties.SSESpecification.KMSMasterKeyId).toBeUndefined();
     }
-    const byName = Object.fromEntries(Object.values(tables).map((t) => [t.Properties.TableName, t.Properties]));
-    expect(Object.keys(byName).sort()).toEqual(Object.values(tableNames('Airless-')).sort());
-    for (const { def } of tableDefinitions) {
-      const t = byName[`Airless-${def.suffix}`];
+    // Unnamed (CloudFormation names them), so a retained table never blocks the next deploy.
+    for (const table of Object.values(tables)) expect(table.Properties.TableName).toBeUndefined();
+    for (const { id, def } of tableDefinitions) {
+      const t = tables[logicalId(stack, stack.airless.state.tables[id])].Properties;
       expect(t.KeySchema[0]).toEqual({ AttributeName: def.partitionKey.name, KeyType: 'HASH' });
       expect((t.GlobalSecondaryIndexes ?? []).map((i: any) => i.IndexName)).toEqual(def.gsis.map((g) => g.indexName));
       expect((t.LocalSecondaryIndexes ?? []).map((i: any) => i.IndexName)).toEqual(def.lsis.map((g) => g.indexName));
@@ -312,7 +308,7 @@ describe('default Airless stack', () => {
 
   it('outputs what the CLI needs', () => {
     const outputs = Object.keys(template.findOutputs('*'));
-    for (const o of ['BucketName', 'TableTasks', 'TableRuns', 'TableDags', 'TableTriggers', 'TableKv', 'TablePrefix', 'QueueUrl', 'DeadLetterQueueUrl', 'DashboardUrl', 'SchedulerGroup']) {
+    for (const o of ['BucketName', 'TableTasks', 'TableRuns', 'TableDags', 'TableTriggers', 'TableKv', 'QueueUrl', 'DeadLetterQueueUrl', 'DashboardUrl', 'SchedulerGroup']) {
       expect(outputs).toContain(o);
     }
   });

@@ -49,6 +49,12 @@ describe('Airless props', () => {
     expect(queue.Properties.VisibilityTimeout).toBe(3600);
   });
 
+  it('expires run-scoped blobs runRetention + 30 days after they are written', () => {
+    const bucket = resourcesOf(template, 'AWS::S3::Bucket')[logicalId(stack, stack.airless.bundles.bucket)];
+    const days = bucket.Properties.LifecycleConfiguration.Rules.filter((r: any) => r.Prefix?.startsWith('blobs/')).map((r: any) => r.ExpirationInDays);
+    expect(days).toEqual([37, 37, 37]);
+  });
+
   it('creates one poker schedule per shard', () => {
     const inputs = Object.values(resourcesOf(template, 'AWS::Scheduler::Schedule'))
       .map((s) => JSON.parse(s.Properties.Target.Input))

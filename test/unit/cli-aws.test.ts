@@ -17,10 +17,13 @@ const cf = mockClient(CloudFormationClient);
 const logsMock = mockClient(CloudWatchLogsClient);
 
 const OUTPUTS = {
-  BucketName: 'airless-bundles-abc', TablePrefix: 'Airless-', QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Airless-Ready',
+  BucketName: 'airless-bundles-abc', QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Airless-Ready',
   DeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Airless-Dlq',
   SchedulerDeadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Airless-SchedDlq',
   SchedulerGroup: 'Airless-timers', DagScheduleGroup: 'Airless-dags',
+  // CloudFormation-generated table names
+  TableDags: 'Airless-StateDags1-A', TableRuns: 'Airless-StateRuns2-B', TableTasks: 'Airless-StateTasks3-C',
+  TableTriggers: 'Airless-StateTriggers4-D', TableKv: 'Airless-StateKv5-E',
 };
 
 function clients(): CliClients {
@@ -48,7 +51,8 @@ beforeEach(() => {
 describe('stack outputs -> environment', () => {
   it('maps the outputs and derives the queue ARNs from their URLs', () => {
     expect(envFromOutputs(OUTPUTS, { stackName: 'Airless' })).toEqual({
-      tablePrefix: 'Airless-', queueUrl: OUTPUTS.QueueUrl, queueArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-Ready',
+      tableNames: { dags: 'Airless-StateDags1-A', runs: 'Airless-StateRuns2-B', tasks: 'Airless-StateTasks3-C', triggers: 'Airless-StateTriggers4-D', kv: 'Airless-StateKv5-E' },
+      tablePrefix: '', queueUrl: OUTPUTS.QueueUrl, queueArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-Ready',
       bucket: 'airless-bundles-abc', shards: 8, timerGroup: 'Airless-timers', dagScheduleGroup: 'Airless-dags',
       schedulerRoleArn: '', schedulerDlqArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-SchedDlq',
       workerTimeoutMs: 300_000, runRetentionMs: 90 * 24 * 3600_000,
@@ -61,8 +65,8 @@ describe('stack outputs -> environment', () => {
   });
 
   it('names missing outputs (exit 2)', () => {
-    const { QueueUrl: _q, TablePrefix: _t, ...rest } = OUTPUTS;
-    expect(() => envFromOutputs(rest, { stackName: 'Mine' })).toThrow(/stack Mine has no output TablePrefix, QueueUrl/);
+    const { QueueUrl: _q, TableKv: _t, ...rest } = OUTPUTS;
+    expect(() => envFromOutputs(rest, { stackName: 'Mine' })).toThrow(/stack Mine has no output QueueUrl, TableKv;/);
     expect(exitCodeFor(new AwsConfigError('x'))).toBe(2);
   });
 

@@ -8,7 +8,9 @@ import { InvalidInputError } from '../../engine/errors.js';
 import { SystemClock } from '../memory/clock.js';
 import { builtinSensors } from '../../sensors/index.js';
 import { makeClients, type AwsClients } from './clients.js';
+import type { TableNames } from './dynamo-schema.js';
 import { DynamoStore } from './dynamo-store.js';
+import { tableEnvName, tableNamesFrom } from '../../infra/table-definitions.js';
 import { S3BlobStore } from './s3-blob.js';
 import { S3BundleSource } from './s3-bundles.js';
 import { ScheduleSync } from './schedule-sync.js';
@@ -16,6 +18,8 @@ import { SchedulerTimer } from './scheduler-timer.js';
 import { SqsQueue } from './sqs-queue.js';
 
 export interface AwsEnv {
+  /** Table names by schema id; a table not named here is `tablePrefix` + its suffix. */
+  tableNames: Partial<TableNames>;
   tablePrefix: string;
   queueUrl: string;
   queueArn: string;
@@ -36,13 +40,18 @@ export interface AwsEnv {
  * const env = readAwsEnv(process.env);
  */
 export function readAwsEnv(e: Record<string, string | undefined>): AwsEnv {
-  const need = (k: string): string => {
+  const need = (k: string, alternative?: string): string => {
     const v = e[k];
-    if (!v) throw new InvalidInputError(`environment variable ${k} is not set (is this function deployed by the Airless stack?)`);
+    const name = alternative ? `${alternative} (or ${k})` : k;
+    if (!v) throw new InvalidInputError(`environment variable ${name} is not set (is this function deployed by the Airless stack?)`);
     return v;
   };
+  // The stack names each table in AIRLESS_TABLE_<ID> (CloudFormation-generated names);
+  // AIRLESS_TABLE_PREFIX serves local setups whose tables are prefix + suffix.
+  const tables = tableNamesFrom((id) => e[tableEnvName(id)]);
   return {
-    tablePrefix: need('AIRLESS_TABLE_PREFIX'),
+    tableNames: tables.names,
+    tablePrefix: tables.missing.length ? need('AIRLESS_TABLE_PREFIX', tableEnvName(tables.missing[0])) : (e.AIRLESS_TABLE_PREFIX ?? ''),
     queueUrl: need('AIRLESS_QUEUE_URL'),
     queueArn: need('AIRLESS_QUEUE_ARN'),
     bucket: need('AIRLESS_BUCKET'),
@@ -76,7 +85,7 @@ export function awsPorts(
   const clock = opts.clock ?? new SystemClock();
   const { metrics } = opts;
   const blobs = new S3BlobStore({ s3: clients.s3, bucket: env.bucket, metrics });
-  const store = new DynamoStore({ client: clients.dynamodb, tablePrefix: env.tablePrefix, metrics, blobs });
+  const store = new DynamoStore({ client: clients.dynamodb, tablePrefix: env.tablePrefix, tableNames: env.tableNames, metrics, blobs });
   const queue = new SqsQueue({ client: clients.sqs, queueUrl: env.queueUrl, metrics });
   const timer = new SchedulerTimer({
     scheduler: clients.scheduler, queue, groupName: env.timerGroup, targetQueueArn: env.queueArn,
