@@ -8,7 +8,7 @@ import { SystemClock } from '../adapters/memory/clock.js';
 import { awsPorts, type AwsEnv, type AwsPorts } from '../adapters/aws/wiring.js';
 import { AirlessError } from '../engine/errors.js';
 import type { Log, Metrics } from '../engine/ports.js';
-import { TimerPump } from '../../local/timer-pump.js';
+import { TimerPump } from '../runtime/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
 import { pushBundle } from './aws-push.js';
 import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';

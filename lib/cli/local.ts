@@ -15,7 +15,7 @@ import { taskSpec } from '../engine/dag-index.js';
 import { runBody } from '../engine/worker.js';
 import { pokeOnce } from '../engine/poke.js';
 import { builtinSensors } from '../sensors/index.js';
-import { EmbeddedRuntime } from '../../local/runtime.js';
+import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { eventLine, parseJsonOption, table, taskTable, UsageError } from './output.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */
