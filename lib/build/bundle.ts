@@ -12,7 +12,7 @@ import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../engine/validate.js';
 import { collectDefinitions, importBundle, sha256Hex } from './collect.js';
 
 /** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */
-export const SDK_ENTRY = fileURLToPath(new URL('../sdk/index.ts', import.meta.url));
+export const SDK_ENTRY = fileURLToPath(new URL(`../sdk/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
 
 const DAG_FILE = /\.(ts|mts|js|mjs)$/;
 const NOT_DAG_FILE = /\.d\.(ts|mts)$|\.(test|spec)\.(ts|mts|js|mjs)$/;
