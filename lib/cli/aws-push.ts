@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import { isAwsError } from '../adapters/aws/aws-errors.js';
 import { registrationKey, type RegisterResult } from '../adapters/aws/register.js';
-import { bundleVersion, uploadBundle } from '../adapters/aws/s3-bundles.js';
-import { buildBundle } from '../build/index.js';
+import { uploadBundle } from '../adapters/aws/s3-bundles.js';
+import { buildBundle, bundleVersion } from '../build/index.js';
 import { AirlessError, BundleError } from '../engine/errors.js';
 import { aws } from './aws-stack.js';
 
