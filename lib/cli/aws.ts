@@ -89,7 +89,7 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
   const { ports: p, out } = ctx;
   switch (cmd) {
     case 'push':
-      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out });
+      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'] });
       return 0;
     case 'trigger':
       return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out);

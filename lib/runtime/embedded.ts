@@ -112,6 +112,16 @@ export class EmbeddedRuntime {
     }, opts);
   }
 
+  /** Messages being handled right now (tasks running, pokes, ticks). */
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  /** Waits until every message in hand is done (after `stop()`, for a clean exit). */
+  async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
   stop(): void {
     this.stopped = true;
     this.wake?.();
