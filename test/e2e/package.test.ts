@@ -101,7 +101,7 @@ describe.skipIf(process.env.AIRLESS_SKIP_PACKAGE_TEST === '1')('npm package', ()
     try {
       const r = spawnSync('npx', ['airless', 'build', 'dags'], { cwd: proj, env, encoding: 'utf8', timeout: 120_000 });
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/dags\/typo\.ts:2:31: error TS\d+: .*'catchupp'/);
+      expect(r.stderr).toMatch(/dags\/typo\.ts:2:30: error TS\d+: .*'catchupp'/);
     } finally {
       rmSync(bad);
     }
