@@ -1,4 +1,6 @@
+import { sendToDev } from '../dev-control.js';
 import { devTablePrefix } from '../dev.js';
+import { DEV_OPTION } from './stack.js';
 import { cmdLocalSignal } from '../local.js';
 import { COMMON, httpUrl, jsonOrString } from '../options.js';
 import type { Command } from '../registry.js';
@@ -12,8 +14,10 @@ export const signal: Command = {
     payload: { type: 'string', value: 'JSON', help: 'the event payload (JSON; other text is sent as a string)' },
     'dynamodb-endpoint': { type: 'string', value: 'URL', help: 'signal a local `airless dev` using this DynamoDB', parse: httpUrl },
     dir: { type: 'string', value: 'DIR', help: 'with --dynamodb-endpoint: the DAG folder of that dev (default .)' },
+    dev: DEV_OPTION,
   },
   async run([key], o) {
+    if (o.dev) return sendToDev({ command: 'signal', args: [key], options: o });
     if (o['dynamodb-endpoint']) {
       const payload = o.payload === undefined ? undefined : jsonOrString(o.payload);
       return cmdLocalSignal(o['dynamodb-endpoint'], key, payload, devTablePrefix(o.dir ?? '.'));
