@@ -133,3 +133,19 @@ describe('airless CLI for people', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('airless run on DynamoDB Local', () => {
+  it('gives the same result and exit code with --store dynamodb-local (started and stopped for the run)', () => {
+    const mem = JSON.parse(airless('run', examples, '--dag', 'etl_daily', '--time-warp', '--json', '--logical-date', '2026-01-01').last);
+    const r = airless('run', examples, '--dag', 'etl_daily', '--time-warp', '--json', '--logical-date', '2026-01-01', '--store', 'dynamodb-local');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const ddb = JSON.parse(r.last);
+    const strip = (x: { tasks: { taskId: string; state: string; tryNumber: number; xcom?: unknown }[] }) =>
+      x.tasks.map(({ taskId, state, tryNumber, xcom }) => ({ taskId, state, tryNumber, xcom }));
+    expect(strip(ddb)).toEqual(strip(mem));
+    expect(ddb.state).toBe('success');
+    const fails = airless('run', path.join(ROOT, 'test/fixtures/cli-dags'), '--dag', 'always_fails', '--time-warp', '--json', '--store', 'dynamodb-local');
+    expect(fails.code).toBe(1);
+  }, 120_000);
+});
