@@ -57,7 +57,9 @@ describe.skipIf(process.env.AIRLESS_SKIP_PACKAGE_TEST === '1')('npm package', ()
   }, 600_000);
 
   afterAll(() => {
-    process.stdout.write(`package test timings (ms): ${JSON.stringify(timings)}\n`);
+    const size = tarball ? statSync(tarball).size : 0;
+    const installed = spawnSync('du', ['-sk', path.join(proj, 'node_modules')], { encoding: 'utf8' }).stdout.split('\t')[0];
+    process.stdout.write(`package test: tarball ${size} bytes, scaffold node_modules ${installed} KiB, timings (ms) ${JSON.stringify(timings)}\n`);
     rmSync(work, { recursive: true, force: true });
   });
 
