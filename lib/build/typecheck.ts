@@ -63,7 +63,15 @@ export async function typecheckDagFiles(dir: string, files: readonly string[], o
       ? { resolvedModule: resolveAirless(containingFile) }
       : ts.resolveModuleName(lit.text, containingFile, opts2, host, undefined, undefined, ts.getModeForUsageLocation(sourceFile, lit, opts2))));
   const program = ts.createProgram({ rootNames: roots, options, host });
-  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  // Only the DAG folder's own files are checked: the SDK and packages are declarations
+  // (or, in this repository, sources checked by its own tsc), and checking them on every
+  // build would cost seconds.
+  const root = `${path.resolve(dir)}${path.sep}`;
+  const own = program.getSourceFiles().filter((sf) => sf.fileName.startsWith(root.split(path.sep).join('/')) || path.resolve(sf.fileName).startsWith(root));
+  const diagnostics = [
+    ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(),
+    ...own.flatMap((sf) => [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]),
+  ].filter((d) => d.category === ts.DiagnosticCategory.Error && !(d.file && /[\\/]node_modules[\\/]/.test(d.file.fileName)));
   if (diagnostics.length === 0) return;
   const lines = diagnostics.slice(0, SHOWN).map((d) => {
     const text = ts.flattenDiagnosticMessageText(d.messageText, ' ');
