@@ -12,8 +12,8 @@ import { SqsQueue } from '../lib/adapters/aws/sqs-queue.js';
 import { MemoryLog } from '../lib/adapters/memory/observe.js';
 import { handleMessage } from '../lib/engine/dispatch.js';
 import { DEFAULT_CONFIG, type Delivery, type Ports } from '../lib/engine/ports.js';
-import { LOCAL_AWS } from '../local/dynamodb-local.js';
-import { InlineBundleSource } from '../local/inline-bundles.js';
+import { LOCAL_AWS } from '../lib/runtime/dynamodb-local.js';
+import { InlineBundleSource } from '../lib/runtime/inline-bundles.js';
 import { PerfClock } from './clock.js';
 import { linearDag } from './dags.js';
 

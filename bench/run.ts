@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LOCAL_AWS, startDynamoDbLocal, type DynamoDbLocal } from '../local/dynamodb-local.js';
+import { LOCAL_AWS, startDynamoDbLocal, type DynamoDbLocal } from '../lib/runtime/dynamodb-local.js';
 import { formatReport, type BenchReport } from './report.js';
 import { costBench } from './scenarios/cost.js';
 import { haBench } from './scenarios/ha.js';

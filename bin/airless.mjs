@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so `npx airless` works straight after `npm ci`.
-import { register } from 'tsx/esm/api';
+// The `airless` command. Installed from npm it runs the compiled CLI in dist/; in the
+// repository (where bin/airless.ts sits beside this file) it runs the TypeScript
+// source through tsx, so `node bin/airless.mjs` works straight after `npm ci`.
+import { existsSync } from 'node:fs';
 
-register();
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-await import('./airless.ts');
+if (existsSync(new URL('./airless.ts', import.meta.url))) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./airless.ts');
+} else {
+  await import('../dist/bin/airless.js');
+}

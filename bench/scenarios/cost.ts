@@ -22,7 +22,7 @@ import { pokeShard } from '../../lib/engine/poke.js';
 import { reconcile } from '../../lib/engine/reconcile.js';
 import { registerManifest, triggerRun } from '../../lib/engine/runs.js';
 import { chain, dag, defineSensor } from '../../lib/sdk/index.js';
-import { InlineBundleSource } from '../../local/inline-bundles.js';
+import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import { PerfClock } from '../clock.js';
 import { PRICES, STEP_FUNCTIONS_TRANSITIONS_PER_TASK, HOURS_PER_MONTH, usd } from '../prices.js';
 

@@ -2,6 +2,7 @@
  * `airless build`: bundles a folder of DAG files with esbuild into one ES module
  * (`bundle.mjs`) and writes `manifest.json`, the serialized DAGs schedulers read.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,10 +10,12 @@ import * as esbuild from 'esbuild';
 import { InvalidDagError } from '../engine/errors.js';
 import type { DagSpec, Manifest } from '../engine/model.js';
 import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../engine/validate.js';
-import { collectDefinitions, importBundle, sha256Hex } from './collect.js';
+import { sha256Hex } from './collect.js';
+import { collectIsolated } from './collect-isolated.js';
+import { typecheckDagFiles } from './typecheck.js';
 
 /** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */
-export const SDK_ENTRY = fileURLToPath(new URL('../sdk/index.ts', import.meta.url));
+export const SDK_ENTRY = fileURLToPath(new URL(`../sdk/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
 
 const DAG_FILE = /\.(ts|mts|js|mjs)$/;
 const NOT_DAG_FILE = /\.d\.(ts|mts)$|\.(test|spec)\.(ts|mts|js|mjs)$/;
@@ -26,19 +29,27 @@ export interface BuildOptions {
   sourcemap?: boolean;
   /** Build time written to the manifest (default now). */
   now?: Date;
+  /** Type-check the DAG files with TypeScript first (default false here; the CLI turns it on). */
+  typecheck?: boolean;
+  /** tsconfig.json for the type-check (default: the nearest above the DAG folder, or strict defaults). */
+  tsconfig?: string;
+  /** How long one DAG file's import may take (default 30 s). */
+  importTimeoutMs?: number;
 }
 
 export interface BuildResult {
   manifest: Manifest;
   bundlePath: string;
   manifestPath: string;
+  /** Problems that do not stop the build (a DAG built but not exported). */
+  warnings: string[];
 }
 
 /**
  * DAG files under `dir`, relative with `/` separators, sorted: `*.ts *.mts *.js *.mjs` in
  * `dir` and its subfolders, skipping `node_modules`, hidden entries, and files and folders
- * whose name starts with `_` (helpers imported by DAG files), and the `exclude` paths (the
- * build output, when it lies inside the DAG folder).
+ * whose name starts with `_` (helpers imported by DAG files), `cdk.out`, any folder holding
+ * a build output (`bundle.mjs` beside `manifest.json`), and the `exclude` paths.
  *
  * @example
  * await findDagFiles('dags'); // ['etl.ts', 'team/report.mjs']
@@ -52,7 +63,11 @@ export async function findDagFiles(dir: string, opts: { exclude?: readonly strin
       if (e.name.startsWith('_') || e.name.startsWith('.') || e.name === 'node_modules') continue;
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (exclude.has(path.resolve(dir, child))) continue;
-      if (e.isDirectory()) await walk(child);
+      if (e.isDirectory()) {
+        // A build output (bundle.mjs beside manifest.json) is never DAG source, wherever it was written.
+        if (e.name === 'cdk.out' || (existsSync(path.join(dir, child, 'bundle.mjs')) && existsSync(path.join(dir, child, 'manifest.json')))) continue;
+        await walk(child);
+      }
       else if (e.isFile() && DAG_FILE.test(e.name) && !NOT_DAG_FILE.test(e.name)) out.push(child);
     }
   };
@@ -92,18 +107,19 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   }
   if (files.length === 0) throw new InvalidDagError(`no DAG files (*.ts, *.mts, *.js, *.mjs) found in ${dir}`);
 
+  if (opts.typecheck) await typecheckDagFiles(dir, files, { tsconfig: opts.tsconfig });
   const bundlePath = path.join(outDir, 'bundle.mjs');
   const code = await bundleCode(dir, files, opts.sourcemap ?? true);
   await mkdir(outDir, { recursive: true });
   await writeFile(bundlePath, code);
   const sha = sha256Hex(code);
 
-  const collected = await collectDefinitions(await importBundle(bundlePath, sha));
-  const sensorTypes = [...collected.sensors.keys()].sort();
+  const collected = await collectIsolated(bundlePath, sha, { timeoutMs: opts.importTimeoutMs ?? 30_000 });
+  const sensorTypes = collected.sensors.map((x) => x.type).sort();
   const known = [...BUILTIN_SENSOR_TYPES, ...sensorTypes];
   const dags: DagSpec[] = [];
-  for (const [, { def, file }] of [...collected.dags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const spec: DagSpec = structuredClone({ ...def.spec, file });
+  for (const { spec: raw, file } of [...collected.dags].sort((a, b) => (a.spec.dagId < b.spec.dagId ? -1 : a.spec.dagId > b.spec.dagId ? 1 : 0))) {
+    const spec: DagSpec = structuredClone({ ...raw, file });
     validateDagSpec(spec, { knownSensorTypes: known });
     dags.push(spec);
   }
@@ -116,7 +132,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   };
   const manifestPath = path.join(outDir, 'manifest.json');
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  return { manifest, bundlePath, manifestPath };
+  return { manifest, bundlePath, manifestPath, warnings: collected.warnings };
 }
 
 async function bundleCode(dir: string, files: readonly string[], sourcemap: boolean): Promise<Uint8Array> {

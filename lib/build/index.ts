@@ -5,3 +5,4 @@ export { buildBundle, findDagFiles, SDK_ENTRY, type BuildOptions, type BuildResu
 export { loadBundle } from './load.js';
 export { LocalBundleSource, buildToLocalVersion } from './local-source.js';
 export { collectDefinitions, importBundle, sha256Hex } from './collect.js';
+export { bundleVersion } from './version.js';

@@ -8,6 +8,7 @@ import { BundleError } from '../engine/errors.js';
 import type { Manifest } from '../engine/model.js';
 import type { BundleSource, LoadedBundle } from '../engine/ports.js';
 import { loadBundle } from './load.js';
+import { bundleVersion } from './version.js';
 
 const VERSION = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -93,27 +94,30 @@ function cached<T>(map: Map<string, Promise<T>>, key: string, make: () => Promis
 }
 
 /**
- * Builds `dir` into `<root>/<version>`, version = first 12 hex digits of the bundle's
- * sha256. Building unchanged code again returns the existing version.
+ * Builds `dir` into `<root>/<version>`, version = `bundleVersion(manifest)` (bundle and
+ * manifest). Building the same code with the same definitions again returns the
+ * existing version.
  *
  * @example
  * const { version, manifest } = await buildToLocalVersion('examples/dags', '.airless/bundles');
  */
-export async function buildToLocalVersion(dir: string, root: string): Promise<{ version: string; manifest: Manifest }> {
+export async function buildToLocalVersion(
+  dir: string, root: string, opts: { typecheck?: boolean } = {},
+): Promise<{ version: string; manifest: Manifest; warnings: string[] }> {
   await mkdir(root, { recursive: true });
   const staging = await mkdtemp(path.join(root, '.build-'));
   try {
     // Imported here so that runtimes which only load bundles never load esbuild.
     const { buildBundle } = await import('./bundle.js');
-    const { manifest } = await buildBundle({ dir, outDir: staging });
-    const version = manifest.bundleSha256.slice(0, 12);
+    const { manifest, warnings } = await buildBundle({ dir, outDir: staging, typecheck: opts.typecheck });
+    const version = bundleVersion(manifest);
     const target = path.join(root, version);
     if (await exists(path.join(target, 'manifest.json'))) {
-      return { version, manifest: JSON.parse(await readFile(path.join(target, 'manifest.json'), 'utf8')) as Manifest };
+      return { version, manifest: JSON.parse(await readFile(path.join(target, 'manifest.json'), 'utf8')) as Manifest, warnings };
     }
     await rm(target, { recursive: true, force: true });
     await rename(staging, target);
-    return { version, manifest };
+    return { version, manifest, warnings };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import { isAwsError } from '../adapters/aws/aws-errors.js';
 import { registrationKey, type RegisterResult } from '../adapters/aws/register.js';
-import { bundleVersion, uploadBundle } from '../adapters/aws/s3-bundles.js';
-import { buildBundle } from '../build/index.js';
+import { uploadBundle } from '../adapters/aws/s3-bundles.js';
+import { buildBundle, bundleVersion } from '../build/index.js';
 import { AirlessError, BundleError } from '../engine/errors.js';
 import { aws } from './aws-stack.js';
 
 export interface PushOptions {
+  /** Type-check the DAG files first (default true; `--no-typecheck` turns it off). */
+  typecheck?: boolean;
   s3: S3Client;
   bucket: string;
   /** Where a line of output goes. @default process.stdout */
@@ -46,7 +48,7 @@ export async function pushBundle(dir: string, o: PushOptions): Promise<RegisterR
 
   const work = await mkdtemp(join(tmpdir(), 'airless-push-'));
   try {
-    const built = await buildBundle({ dir, outDir: work });
+    const built = await buildBundle({ dir, outDir: work, typecheck: o.typecheck ?? true });
     out(`built ${built.manifest.dags.length} DAG(s) from ${dir}`);
     // Versions are content addressed: an earlier push of the same build left its verdict
     // here, and reading that one would answer before this upload is registered.

@@ -8,7 +8,7 @@ import { SystemClock } from '../adapters/memory/clock.js';
 import { awsPorts, type AwsEnv, type AwsPorts } from '../adapters/aws/wiring.js';
 import { AirlessError } from '../engine/errors.js';
 import type { Log, Metrics } from '../engine/ports.js';
-import { TimerPump } from '../../local/timer-pump.js';
+import { TimerPump } from '../runtime/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
 import { pushBundle } from './aws-push.js';
 import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';
@@ -89,7 +89,7 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
   const { ports: p, out } = ctx;
   switch (cmd) {
     case 'push':
-      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out });
+      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'] });
       return 0;
     case 'trigger':
       return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out);

@@ -4,7 +4,7 @@
  */
 import { AirlessError, InvalidDagError, InvalidInputError, NotFoundError, BundleError, MalformedMessageError } from '../engine/errors.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
-import type { TaskInstance } from '../engine/model.js';
+import type { DagRun, DagSpec, TaskInstance } from '../engine/model.js';
 
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -14,13 +14,28 @@ const COLORS: Record<string, (s: string) => string> = {
 };
 export const color = (state: string) => (COLORS[state] ?? ((s: string) => s))(state);
 
+/** `2026-01-01 02:00:00.000Z`: the clock's time (virtual under --time-warp), always with its zone. */
+export function timestamp(ms: number): string {
+  return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 23)}Z`;
+}
+
 /** Formats a state change as one line, with the clock's time (virtual under --time-warp). */
 export function eventLine(e: StateEvent, now: number): string {
-  const t = new Date(now).toISOString().replace('T', ' ').slice(0, 23);
+  const t = timestamp(now);
   if (e.type === 'run') return `${t}  run  ${e.run.dagId}/${e.run.runId}  ${e.from ? `${e.from} -> ` : ''}${color(e.run.state)}`;
   const ti = e.ti;
   const extra = ti.state === 'failed' || ti.state === 'up_for_retry' ? `  ${ti.error ?? ''}` : '';
   return `${t}  ${ti.dagId}.${ti.taskId}  ${e.from ? `${e.from} -> ` : ''}${color(ti.state)}  try ${ti.tryNumber}${extra}`;
+}
+
+/** `850ms`, `12.3s`, `4m05s`, `2h10m`, `3d4h`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return `${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600)}h`;
 }
 
 /** A plain text table. */
@@ -32,14 +47,76 @@ export function table(rows: string[][], header: string[]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** One finished run as the CLI reports it. */
+export interface RunResult {
+  run: DagRun;
+  tasks: TaskInstance[];
+  spec: DagSpec;
+  outcome: string;
+  /** Return values by task id. */
+  xcoms: Record<string, unknown>;
+}
+
+/** Longest XCom text shown; longer values are cut and marked. */
+export const XCOM_TEXT_MAX = 1024;
+
+/** A value as short JSON text: `{ text, truncated }`. */
+export function xcomText(v: unknown, max = XCOM_TEXT_MAX): { text: string; truncated: boolean } {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > max ? { text: `${text.slice(0, max - 1)}…`, truncated: true } : { text, truncated: false };
+}
+
+/** The `tasks` array of `airless run --json` (documented in docs/cli.md). */
+export function taskRows(r: RunResult) {
+  const byId = new Map(r.tasks.map((t) => [t.taskId, t]));
+  return r.spec.tasks.map((t) => {
+    const ti = byId.get(t.taskId);
+    const row: Record<string, unknown> = {
+      taskId: t.taskId, state: ti?.state ?? 'none', tryNumber: ti?.tryNumber ?? 0,
+      durationMs: ti?.startedAt !== undefined && ti.endedAt !== undefined ? ti.endedAt - ti.startedAt : null,
+    };
+    if (ti?.error) row.error = ti.error;
+    if (t.taskId in r.xcoms) {
+      const x = xcomText(r.xcoms[t.taskId]);
+      if (x.truncated) row.xcomTruncated = x.text;
+      else row.xcom = r.xcoms[t.taskId];
+    }
+    return row;
+  });
+}
+
+/** The task table of one run: state, tries, duration (virtual under --time-warp), XCom, error. */
+export function runTaskTable(r: RunResult, opts: { virtual: boolean }): string {
+  const byId = new Map(r.tasks.map((t) => [t.taskId, t]));
+  const rows = r.spec.tasks.map(({ taskId: id }) => {
+    const t = byId.get(id);
+    const dur = t?.startedAt !== undefined && t.endedAt !== undefined ? formatDuration(t.endedAt - t.startedAt) : '';
+    const xcom = id in r.xcoms ? xcomText(r.xcoms[id], 40).text : '';
+    return [id, color(t?.state ?? 'none'), String(t?.tryNumber ?? 0), dur, xcom, (t?.error ?? '').slice(0, 80)];
+  });
+  return table(rows, ['task', 'state', 'try', opts.virtual ? 'duration (virtual)' : 'duration', 'xcom', 'error']);
+}
+
+/** Task states of a run in `order` (the stack commands' table). */
 export function taskTable(tasks: TaskInstance[], order: string[]): string {
   const byId = new Map(tasks.map((t) => [t.taskId, t]));
   const rows = order.map((id) => {
     const t = byId.get(id);
-    const dur = t?.startedAt !== undefined && t.endedAt !== undefined ? `${((t.endedAt - t.startedAt) / 1000).toFixed(3)}s` : '';
+    const dur = t?.startedAt !== undefined && t.endedAt !== undefined ? formatDuration(t.endedAt - t.startedAt) : '';
     return [id, color(t?.state ?? 'none'), String(t?.tryNumber ?? 0), dur, (t?.error ?? '').slice(0, 80)];
   });
   return table(rows, ['task', 'state', 'try', 'duration', 'error']);
+}
+
+/** One line per run: for `--all` and `--runs N`. */
+export function runTable(results: readonly RunResult[]): string {
+  const rows = results.map((r) => {
+    const n = (s: string) => r.tasks.filter((t) => t.state === s).length;
+    const dur = r.run.startedAt !== undefined && r.run.endedAt !== undefined ? formatDuration(r.run.endedAt - r.run.startedAt) : '';
+    const failed = r.tasks.filter((t) => t.state === 'failed').map((t) => t.taskId).join(', ');
+    return [r.run.dagId, r.run.runId, color(r.run.state), String(r.spec.tasks.length), String(n('success')), String(n('failed') + n('upstream_failed')), dur, failed];
+  });
+  return table(rows, ['dag', 'run', 'state', 'tasks', 'ok', 'failed', 'duration', 'failed tasks']);
 }
 
 export class UsageError extends AirlessError {}
@@ -54,7 +131,8 @@ export function exitCodeFor(err: unknown): number {
 /** Prints an error in one line (the cause too), never a stack trace unless AIRLESS_DEBUG is set. */
 export function printError(err: unknown): void {
   const e = err as Error;
-  let msg = `airless: ${e?.message ?? String(err)}`;
+  const text = e?.message ?? String(err);
+  let msg = text.startsWith('airless') ? text : `airless: ${text}`;
   const cause = (e as { cause?: Error })?.cause;
   if (cause?.message && !msg.includes(cause.message)) msg += ` (${cause.message.split('\n')[0]})`;
   process.stderr.write(`${msg}\n`);

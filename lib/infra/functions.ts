@@ -5,6 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../engine/errors.js';
 import type { BundleBucket } from './bundle-bucket.js';
@@ -12,8 +13,12 @@ import type { ReadyQueue } from './ready-queue.js';
 import type { Schedules } from './schedules.js';
 import type { StateTables } from './state-tables.js';
 
-/** Repository root: entries, lock file and esbuild are resolved from here. */
+/** Repository root (or `dist/` of the installed package): the handler entries live here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Sources in the repository, compiled JavaScript in the installed package. */
+const ENTRY_EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+/** In the repository its lock file; installed, NodejsFunction finds the user's project from the working directory. */
+const REPO_LOCK = existsSync(`${PROJECT_ROOT}package-lock.json`) ? `${PROJECT_ROOT}package-lock.json` : undefined;
 
 export interface FunctionsProps {
   readonly state: StateTables;
@@ -131,9 +136,9 @@ export class Functions extends Construct {
       logGroup.grantWrite(role);
       logGroups[name.charAt(0).toLowerCase() + name.slice(1)] = logGroup;
       return new NodejsFunction(this, name, {
-        entry: `${PROJECT_ROOT}functions/${entry}.ts`,
-        projectRoot: PROJECT_ROOT,
-        depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+        entry: `${PROJECT_ROOT}functions/${entry}.${ENTRY_EXT}`,
+        projectRoot: REPO_LOCK ? PROJECT_ROOT : undefined,
+        depsLockFilePath: REPO_LOCK,
         handler: 'handler',
         runtime: lambda.Runtime.NODEJS_24_X,
         architecture: lambda.Architecture.ARM_64,

@@ -184,6 +184,8 @@ export function dag<P extends Params = Params>(
   options: DagOptions<P>,
   build: (builder: DagBuilder<P & Params>) => void,
 ): DagDefinition {
+  // The build counts dag() calls per file, to warn about a DAG that is built but not exported.
+  (globalThis as { __airlessDagCalls?: string[] }).__airlessDagCalls?.push(String(dagId));
   const fail = (msg: string, cause?: unknown): never => {
     throw new InvalidDagError(msg, { dagId: typeof dagId === 'string' ? dagId : String(dagId), cause });
   };

@@ -29,7 +29,7 @@ import type { DagRun, DagSpec, TaskInstance } from '../../lib/engine/model.js';
 import type { Ports } from '../../lib/engine/ports.js';
 import { registerManifest, triggerRun } from '../../lib/engine/runs.js';
 import { isRunTerminal } from '../../lib/engine/states.js';
-import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
+import { startDynamoDbLocal } from '../../lib/runtime/dynamodb-local.js';
 import { checkAll, parseLog, type CheckResult } from './checks.js';
 import { CHAOS_CONFIG, DelayTimer, seeded, type ChildEnv, type ChildStats } from './shared.js';
 

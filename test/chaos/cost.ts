@@ -23,8 +23,8 @@ import { reconcile } from '../../lib/engine/reconcile.js';
 import { registerManifest, triggerRun } from '../../lib/engine/runs.js';
 import { isRunTerminal } from '../../lib/engine/states.js';
 import { chain, dag } from '../../lib/sdk/index.js';
-import { InlineBundleSource } from '../../local/inline-bundles.js';
-import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
+import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
+import { startDynamoDbLocal } from '../../lib/runtime/dynamodb-local.js';
 import { CHAOS_CONFIG, DelayTimer } from './shared.js';
 
 export interface CostReport {

@@ -11,7 +11,7 @@ import { createTables, tableNames } from '../../lib/adapters/aws/dynamo-schema.j
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { OversizedValueError } from '../../lib/engine/errors.js';
 import type { Metrics } from '../../lib/engine/ports.js';
-import { LOCAL_AWS } from '../../local/dynamodb-local.js';
+import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
 import { T0, bigValue, dag, run, task } from './fixtures.js';
 import { storeContract } from './store.contract.js';
 

@@ -2,8 +2,8 @@
 import { VirtualClock } from '../../lib/adapters/memory/clock.js';
 import type { TaskInstance } from '../../lib/engine/model.js';
 import type { DagDefinition, SensorDefinition } from '../../lib/sdk/types.js';
-import { InlineBundleSource } from '../../local/inline-bundles.js';
-import { EmbeddedRuntime, type RuntimeOptions } from '../../local/runtime.js';
+import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
+import { EmbeddedRuntime, type RuntimeOptions } from '../../lib/runtime/embedded.js';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 

@@ -3,7 +3,7 @@
  * timer that loses schedules, a store that crashes once on a chosen write, and poke
  * cycles driven by hand.
  */
-import type { EmbeddedRuntime } from '../../local/runtime.js';
+import type { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { pokeShard, type PokeReport } from '../../lib/engine/poke.js';
 import type { Clock, QueueMessage, Store, Timer } from '../../lib/engine/ports.js';
 import type { TaskPatch } from '../../lib/engine/ports.js';

@@ -4,7 +4,7 @@
  * Without Java or the jar: CI fails the run; a laptop gets '' and the DynamoDB suites skip.
  */
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../local/dynamodb-local.js';
+import { startDynamoDbLocal } from '../../lib/runtime/dynamodb-local.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

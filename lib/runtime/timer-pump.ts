@@ -14,10 +14,10 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { InvalidInputError } from '../lib/engine/errors.js';
-import type { ScheduleSpec } from '../lib/engine/model.js';
-import type { Clock } from '../lib/engine/ports.js';
-import { nextTick, normalizeDate, prevTick } from '../lib/engine/timetable.js';
+import { InvalidInputError } from '../engine/errors.js';
+import type { ScheduleSpec } from '../engine/model.js';
+import type { Clock } from '../engine/ports.js';
+import { nextTick, normalizeDate, prevTick } from '../engine/timetable.js';
 
 export interface TimerPumpOptions {
   scheduler: SchedulerClient;

@@ -1,0 +1,3 @@
+import { stackCommand } from './stack.js';
+
+export const tasks = stackCommand({ words: ['tasks'], args: [{ name: 'dag' }, { name: 'runId' }], summary: 'task states and tries of a run' });

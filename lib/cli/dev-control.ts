@@ -1,0 +1,144 @@
+/**
+ * The local control plane of `airless dev`: an HTTP endpoint on 127.0.0.1 with a random
+ * token, announced in `.airless/dev.json` (under the working directory), so that
+ * `airless trigger/runs/tasks/clear/pause/unpause/signal/logs --dev` act on the running
+ * dev exactly as on a stack. The dev process runs the same operations on its own ports.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import type { MemoryLog } from '../adapters/memory/observe.js';
+import type { AwsPorts } from '../adapters/aws/wiring.js';
+import { AirlessError } from '../engine/errors.js';
+import type { Ports } from '../engine/ports.js';
+import { setPaused } from '../engine/runs.js';
+import { cmdClear, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
+import { jsonOrString } from './options.js';
+import { exitCodeFor, UsageError } from './output.js';
+
+/** Where a running dev announces its endpoint. */
+export const DEV_ANNOUNCE = path.join('.airless', 'dev.json');
+
+export interface DevAnnouncement {
+  url: string;
+  token: string;
+  dir: string;
+  pid: number;
+}
+
+export interface ControlRequest {
+  command: string;
+  args: string[];
+  options: Record<string, unknown>;
+}
+
+/** Commands a dev answers (the others need a stack). */
+export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs'];
+
+async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: string) => void): Promise<number> {
+  const [a0, a1, a2] = r.args;
+  // The stack operations type their ports as AWS ones but use only the engine's ports.
+  const ports = p as unknown as AwsPorts;
+  switch (r.command) {
+    case 'trigger':
+      return cmdTrigger(ports, a0, r.options.conf === undefined ? undefined : JSON.parse(String(r.options.conf)), out);
+    case 'runs':
+      return cmdRuns(ports, a0, out);
+    case 'tasks':
+      return cmdTasks(ports, a0, a1, out);
+    case 'clear':
+      return cmdClear(ports, a0, a1, a2, !r.options['no-downstream'], out);
+    case 'pause':
+    case 'unpause':
+      await setPaused(p, a0, r.command === 'pause');
+      out(`${a0} ${r.command}d`);
+      return 0;
+    case 'signal':
+      return cmdSignal(ports, a0, r.options.payload === undefined ? undefined : jsonOrString(String(r.options.payload)), out);
+    case 'logs': {
+      const tryNumber = r.options.try === undefined ? undefined : Number(r.options.try);
+      const lines = log.lines.filter((l) => l.fields?.dagId === a0 && l.fields?.runId === a1 && l.fields?.taskId === a2 &&
+        (tryNumber === undefined || l.fields?.tryNumber === tryNumber));
+      if (lines.length === 0) out(`no log lines for ${a0} ${a1} ${a2}${tryNumber ? ` try ${tryNumber}` : ''} (dev keeps the last 10,000 lines)`);
+      for (const l of lines) out(`try ${l.fields?.tryNumber}  ${l.level}  ${l.msg}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`airless ${r.command} cannot run against a dev (it answers ${DEV_COMMANDS.join(', ')})`);
+  }
+}
+
+/**
+ * Serves the control endpoint and writes the announcement; `close` removes both.
+ *
+ * @example
+ * const ctl = await startDevControl(rt.ports, log, 'dags');
+ */
+export async function startDevControl(p: Ports, log: MemoryLog, dir: string): Promise<{ announcement: DevAnnouncement; close: () => Promise<void> }> {
+  const token = randomBytes(24).toString('hex');
+  const server: Server = createServer((req, res) => {
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'POST' || req.url !== '/command') return reply(404, { error: 'POST /command' });
+    if (req.headers.authorization !== `Bearer ${token}`) return reply(401, { error: 'bad token' });
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      const lines: string[] = [];
+      let request: ControlRequest;
+      try {
+        request = JSON.parse(body) as ControlRequest;
+      } catch {
+        return reply(400, { error: 'body must be JSON' });
+      }
+      execute(p, log, request, (l) => lines.push(l)).then(
+        (code) => reply(200, { code, lines }),
+        (e: unknown) => reply(200, { code: exitCodeFor(e), lines, error: (e as Error)?.message ?? String(e) }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const announcement: DevAnnouncement = { url: `http://127.0.0.1:${port}`, token, dir: path.resolve(dir), pid: process.pid };
+  await mkdir(path.dirname(DEV_ANNOUNCE), { recursive: true });
+  await writeFile(DEV_ANNOUNCE, `${JSON.stringify(announcement, null, 2)}\n`, { mode: 0o600 });
+  return {
+    announcement,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const now = await readFile(DEV_ANNOUNCE, 'utf8').catch(() => '');
+      if (now.includes(token)) await rm(DEV_ANNOUNCE, { force: true });
+    },
+  };
+}
+
+/**
+ * Sends one command to the dev announced in `.airless/dev.json`; prints its lines.
+ *
+ * @example
+ * process.exitCode = await sendToDev({ command: 'runs', args: ['etl'], options: {} });
+ */
+export async function sendToDev(r: ControlRequest, out: (l: string) => void = (l) => void process.stdout.write(`${l}\n`)): Promise<number> {
+  let a: DevAnnouncement;
+  try {
+    a = JSON.parse(await readFile(DEV_ANNOUNCE, 'utf8')) as DevAnnouncement;
+  } catch {
+    throw new UsageError(`airless ${r.command} --dev: no running \`airless dev\` announced in ${path.resolve(DEV_ANNOUNCE)} (start one from this folder)`);
+  }
+  let res: Response;
+  try {
+    res = await fetch(`${a.url}/command`, { method: 'POST', headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body: JSON.stringify(r) });
+  } catch (cause) {
+    throw new AirlessError(`airless ${r.command} --dev: the dev at ${a.url} (pid ${a.pid}) does not answer; is it still running?`, { cause });
+  }
+  const body = (await res.json()) as { code: number; lines?: string[]; error?: string };
+  for (const l of body.lines ?? []) out(l);
+  if (body.error) {
+    process.stderr.write(`airless: ${body.error}\n`);
+  }
+  return body.code;
+}

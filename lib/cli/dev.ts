@@ -1,0 +1,96 @@
+/**
+ * `airless dev`: a long-running local scheduler on real time, until Ctrl-C. With a
+ * DynamoDB endpoint its state survives a restart; its tables are per DAG folder (the
+ * prefix carries a hash of the folder's path), so two projects never share state.
+ */
+import { watch } from 'node:fs';
+import path from 'node:path';
+import { SystemClock } from '../adapters/memory/clock.js';
+import { sha256Hex } from '../engine/hash.js';
+import { EmbeddedRuntime } from '../runtime/embedded.js';
+import { builtinSensors } from '../sensors/index.js';
+import { build, localDynamoStore, scheduleText, terminalLog } from './local.js';
+import { DEV_ANNOUNCE, startDevControl } from './dev-control.js';
+import { eventLine } from './output.js';
+
+/** Calls `onChange` (one at a time, 300 ms after the last event) when a file under `dir` changes. */
+function watchDags(dir: string, onChange: () => Promise<void>): { close: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const w = watch(dir, { recursive: true }, (_event, file) => {
+    if (file && /(^|[\\/])(\.|node_modules)/.test(String(file))) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => { running = running.then(onChange); }, 300);
+  });
+  return { close: () => { clearTimeout(timer); w.close(); } };
+}
+
+/** Table prefix of a DAG folder's dev state: `airless-dev-<8 hex of its absolute path>`. */
+export function devTablePrefix(dir: string): string {
+  return process.env.AIRLESS_TABLE_PREFIX ?? `airless-dev-${sha256Hex(path.resolve(dir)).slice(0, 8)}`;
+}
+
+export interface DevOptions {
+  concurrency?: number;
+  dynamodbEndpoint?: string;
+  typecheck?: boolean;
+  tickMs?: number;
+}
+
+/**
+ * @example
+ * await cmdDev('dags', { dynamodbEndpoint: 'http://127.0.0.1:8000' });
+ */
+export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
+  const { version, manifest, bundles } = await build(dir, o.typecheck ?? true);
+  const store = o.dynamodbEndpoint ? await localDynamoStore(o.dynamodbEndpoint, { tablePrefix: devTablePrefix(dir) }) : undefined;
+  const clock = new SystemClock();
+  const log = terminalLog(false);
+  const rt = new EmbeddedRuntime({
+    bundles, clock, schedules: true, sensors: builtinSensors(), store, tickMs: o.tickMs ?? 5_000,
+    concurrency: o.concurrency ?? 8, log,
+    onEvent: (e) => process.stdout.write(`${eventLine(e, clock.now())}\n`),
+  });
+  const changes = await rt.register(version);
+  process.stdout.write(`airless dev: ${manifest.dags.length} DAGs from ${dir} (bundle ${version}; added ${changes.added.length}, updated ${changes.updated.length})\n`);
+  for (const d of manifest.dags) process.stdout.write(`  ${d.dagId.padEnd(24)} ${scheduleText(d)}\n`);
+  const control = await startDevControl(rt.ports, log, dir);
+  process.stdout.write(`control endpoint ${control.announcement.url} (token in ${DEV_ANNOUNCE}): airless trigger|runs|tasks|clear|pause|unpause|signal|logs ... --dev\n`);
+  let current = version;
+  const watcher = watchDags(dir, async () => {
+    try {
+      const next = await build(dir, o.typecheck ?? true);
+      if (next.version === current) return;
+      const c = await rt.register(next.version);
+      current = next.version;
+      process.stdout.write(`reloaded ${dir}: bundle ${next.version} (added ${c.added.length}, updated ${c.updated.length}, removed ${c.removed.length}); new runs use it, running runs keep theirs\n`);
+    } catch (e) {
+      process.stderr.write(`airless dev: not reloaded, the old version keeps running: ${(e as Error).message}\n`);
+    }
+  });
+  process.stdout.write('Scheduling on real time; reloading on DAG file changes. Ctrl-C stops.\n');
+  let stopping = false;
+  const stop = () => {
+    if (stopping) {
+      process.stdout.write('\naborted: running tasks were abandoned (on DynamoDB, reconcile retries them after their lease)\n');
+      process.exit(130);
+    }
+    stopping = true;
+    const n = rt.inflightCount;
+    process.stdout.write(`\nstopping: ${n ? `waiting for ${n} task(s) in hand to finish` : 'nothing in hand'}; Ctrl-C again aborts\n`);
+    rt.stop();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    await rt.runUntil(async () => false);
+    await rt.drain();
+  } finally {
+    watcher.close();
+    await control.close();
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+  process.stdout.write('stopped\n');
+  return 0;
+}

@@ -1,0 +1,139 @@
+/**
+ * `airless run`: runs of DAGs to the end on the embedded runtime, on memory or on a
+ * DynamoDB store (`--dynamodb-endpoint URL`, or `--store dynamodb-local`, which starts
+ * DynamoDB Local for the run and stops it after), with the same output and exit codes.
+ */
+import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import type { StateEvent } from '../adapters/memory/observe.js';
+import { NotFoundError } from '../engine/errors.js';
+import type { DagRun, DagSpec, TaskInstance } from '../engine/model.js';
+import type { Store } from '../engine/ports.js';
+import { isRunTerminal } from '../engine/states.js';
+import { EmbeddedRuntime } from '../runtime/embedded.js';
+import { sendRunSignal } from '../runtime/signals.js';
+import { builtinSensors } from '../sensors/index.js';
+import { build, localDynamoStore, terminalLog } from './local.js';
+import type { SignalOption } from './options.js';
+import { eventLine, formatDuration, runTable, taskRows, runTaskTable, type RunResult } from './output.js';
+import { UsageError } from './output.js';
+
+export interface RunOptions {
+  dag?: string;
+  all?: boolean;
+  conf?: Record<string, unknown>;
+  logicalDate?: number;
+  timeWarp?: boolean;
+  json?: boolean;
+  concurrency?: number;
+  signal?: SignalOption[];
+  quiet?: boolean;
+  /** Runs of each DAG, all started at once (a throughput check). */
+  runs?: number;
+  store?: 'memory' | 'dynamodb-local';
+  dynamodbEndpoint?: string;
+  typecheck?: boolean;
+}
+
+/** Opens the store the options ask for; `close` stops what was started for it. */
+async function openStore(o: RunOptions): Promise<{ store?: Store; close: () => Promise<void> }> {
+  if (o.store === 'dynamodb-local' && o.dynamodbEndpoint) throw new UsageError('airless run: give --store dynamodb-local or --dynamodb-endpoint URL, not both');
+  if (o.dynamodbEndpoint) return { store: await localDynamoStore(o.dynamodbEndpoint, { quiet: true, tablePrefix: `airless-run-${Date.now()}` }), close: async () => {} };
+  if (o.store !== 'dynamodb-local') return { close: async () => {} };
+  const { startDynamoDbLocal } = await import('../runtime/dynamodb-local.js');
+  const ddb = await startDynamoDbLocal();
+  try {
+    if (!o.json && !o.quiet) process.stdout.write(`DynamoDB Local on ${ddb.endpoint} (stopped when the run ends)\n`);
+    return { store: await localDynamoStore(ddb.endpoint, { quiet: true, tablePrefix: 'airless-run' }), close: () => ddb.stop() };
+  } catch (e) {
+    await ddb.stop();
+    throw e;
+  }
+}
+
+/**
+ * @example
+ * process.exitCode = await cmdRun('examples/dags', { dag: 'etl_daily', timeWarp: true });
+ */
+export async function cmdRun(dir: string, o: RunOptions): Promise<number> {
+  if (!o.dag && !o.all) throw new UsageError('airless run: give --dag ID or --all (see airless help run)');
+  const { version, manifest, bundles } = await build(dir, o.typecheck ?? true);
+  const dagIds = o.all ? manifest.dags.map((d) => d.dagId) : [o.dag!];
+  for (const id of dagIds) if (!manifest.dags.some((d) => d.dagId === id)) throw new NotFoundError(`unknown dag ${id} (dags: ${manifest.dags.map((d) => d.dagId).join(', ')})`);
+  const { store, close } = await openStore(o);
+  try {
+    return await runAll(dir, o, dagIds, { version, specs: manifest.dags, bundles, store });
+  } finally {
+    await close();
+  }
+}
+
+async function runAll(
+  dir: string, o: RunOptions, dagIds: string[],
+  w: { version: string; specs: DagSpec[]; bundles: Awaited<ReturnType<typeof build>>['bundles']; store?: Store },
+): Promise<number> {
+  const clock = o.timeWarp ? new VirtualClock(Date.now()) : new SystemClock();
+  const copies = o.runs ?? 1;
+  const print = !o.json && !o.quiet;
+  const rt = new EmbeddedRuntime({
+    bundles: w.bundles, clock, schedules: false, sensors: builtinSensors(), store: w.store,
+    concurrency: o.concurrency ?? 8, log: terminalLog(!print || copies > 1),
+    onEvent: print && copies === 1 ? (e: StateEvent) => process.stdout.write(`${eventLine(e, clock.now())}\n`) : undefined,
+  });
+  await rt.register(w.version);
+  const started = Date.now();
+  const virtualStart = clock.now();
+  const results: RunResult[] = [];
+  for (const dagId of dagIds) {
+    const spec = w.specs.find((d) => d.dagId === dagId)!;
+    const runs: DagRun[] = [];
+    for (let i = 0; i < copies; i++) {
+      const base = `manual__${new Date(o.logicalDate ?? clock.now()).toISOString()}`;
+      const run = await rt.trigger(dagId, { conf: o.conf, logicalDate: o.logicalDate, runId: copies > 1 ? `${base}-${i + 1}` : undefined });
+      for (const s of o.signal ?? []) await sendRunSignal(rt.ports, run, spec, s.key, s.payload);
+      runs.push(run);
+    }
+    const outcome = await rt.runUntil(async () => {
+      for (const r of runs) if (!isRunTerminal((await rt.ports.store.getRun(dagId, r.runId))!.state)) return false;
+      return true;
+    });
+    for (const run of runs) {
+      const final = (await rt.ports.store.getRun(dagId, run.runId))!;
+      const tasks: TaskInstance[] = await rt.ports.store.listTasks(dagId, run.runId);
+      const xcoms: Record<string, unknown> = {};
+      for (const t of tasks) {
+        if (t.state !== 'success') continue;
+        const v = await rt.ports.store.getXcom({ dagId, runId: run.runId, taskId: t.taskId, key: 'return_value' });
+        if (v !== undefined) xcoms[t.taskId] = v;
+      }
+      results.push({ run: final, tasks, spec, outcome, xcoms });
+    }
+  }
+  const wallMs = Date.now() - started;
+  const virtualMs = clock.now() - virtualStart;
+  if (print) {
+    if (copies === 1 && results.length === 1) {
+      const r = results[0];
+      process.stdout.write(`\n${r.run.dagId}  ${r.run.runId}  ${r.run.state}${r.outcome === 'stalled' ? ' (stalled: nothing left to run or wait for)' : ''}\n`);
+      process.stdout.write(`${runTaskTable(r, { virtual: o.timeWarp ?? false })}\n`);
+    } else {
+      process.stdout.write(`\n${runTable(results)}\n`);
+    }
+    const tasks = results.reduce((n, r) => n + r.tasks.length, 0);
+    const rate = copies > 1 ? `: ${Math.round(tasks / Math.max(wallMs / 1000, 0.001))} tasks/s` : '';
+    process.stdout.write(`\n${results.length} run(s), ${results.filter((r) => r.run.state === 'success').length} succeeded, ${tasks} task instances in ${formatDuration(wallMs)} of wall time${rate}${o.timeWarp ? `, ${formatDuration(virtualMs)} of virtual time` : ''}\n`);
+    if (o.all) process.stdout.write(`next: \`npx airless dev ${dir}\` runs these DAGs on their schedules, on real time\n`);
+  } else if (o.quiet && copies > 1) {
+    const tasks = results.reduce((n, r) => n + r.tasks.length, 0);
+    process.stdout.write(`${results.length} runs, ${tasks} task instances in ${wallMs} ms of wall time: ${Math.round(tasks / Math.max(wallMs / 1000, 0.001))} tasks/s (${results.filter((r) => r.run.state === 'success').length} succeeded)\n`);
+  }
+  if (o.json) {
+    const line = (x: RunResult) => ({
+      dagId: x.run.dagId, runId: x.run.runId, state: x.run.state,
+      logicalDate: new Date(x.run.logicalDate).toISOString(),
+      durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
+      tasks: taskRows(x),
+    });
+    process.stdout.write(`${JSON.stringify(results.length === 1 ? line(results[0]) : { runs: results.map(line), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
+  }
+  return results.every((r) => r.run.state === 'success') ? 0 : 1;
+}

@@ -1,0 +1,11 @@
+/**
+ * `airless/infra`: the CDK constructs. `AirlessStack` is the default deployment with the
+ * outputs the CLI reads; `Airless` is the construct to put in a stack of your own.
+ *
+ * @example
+ * import { App } from 'aws-cdk-lib';
+ * import { AirlessStack } from 'airless/infra';
+ * new AirlessStack(new App(), 'Airless', { airless: { alarmEmail: 'ops@example.com' } });
+ */
+export { Airless, type AirlessProps } from '../infra/airless.js';
+export { AirlessStack, type AirlessStackProps } from '../infra/stack.js';

@@ -1,0 +1,174 @@
+/**
+ * `airless/testing`: run a DAG inside your own test suite (vitest, node:test, jest) with
+ * no database and no AWS. The whole engine runs in process on memory ports and a virtual
+ * clock, so retry delays, sensor intervals and deferrals cost no wall time.
+ *
+ * @example
+ * import { testDag, assertTaskStates } from 'airless/testing';
+ * import etl from '../dags/etl.js';
+ *
+ * const r = await testDag(etl, { conf: { full: true }, mocks: { load: async () => 'ok' } });
+ * assertTaskStates(r, { extract: 'success', load: 'success' });
+ * r.xcom('extract'); // what extract returned
+ */
+import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
+import { MemoryStore } from '../adapters/memory/store.js';
+import { InvalidInputError } from '../engine/errors.js';
+import type { DagRun, TaskInstance, XcomKey } from '../engine/model.js';
+import type { TaskState } from '../engine/states.js';
+import type { BundleSource, LoadedBundle, SensorPoke, Store, TaskCallable } from '../engine/ports.js';
+import { InlineBundleSource } from '../runtime/inline-bundles.js';
+import { EmbeddedRuntime, type RunOutcome } from '../runtime/embedded.js';
+import { sendRunSignal } from '../runtime/signals.js';
+import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
+import { builtinSensors } from '../sensors/index.js';
+
+export { assertRunState, assertTaskState, assertTaskStates, TestDagAssertionError } from './assert.js';
+
+/** A task body standing in for the real one: receives the same `ctx`. */
+export type TaskMock = (ctx: any) => unknown;
+
+export interface TestDagOptions {
+  /** Run conf (`dag_run.conf`), also visible as params. */
+  conf?: Record<string, unknown>;
+  /** Logical date (ISO string, Date or epoch ms). Default 2026-01-01T00:00:00Z. */
+  logicalDate?: string | number | Date;
+  /** Signals sent before the run waits: key template → payload (`{{ ds }}` etc. are rendered). */
+  signals?: Record<string, unknown>;
+  /** Task bodies to replace, by task id (the real body is not called). */
+  mocks?: Record<string, TaskMock>;
+  /** Pokes of sensor types to replace, by type (built-in `file`, `http`, ... or your own). */
+  sensorMocks?: Record<string, (pokeContext: any) => unknown>;
+  /** Custom sensor types defined outside the DAG's file. */
+  sensors?: SensorDefinition<any>[];
+  /** Virtual time (default true): waits cost no wall time. `false` runs on the real clock. */
+  timeWarp?: boolean;
+  /** Stop after this much virtual time (default 30 days): the run is then `stalled`. */
+  maxVirtualMs?: number;
+}
+
+/** One task of a finished test run. */
+export interface TestTask {
+  taskId: string;
+  state: TaskState | 'none';
+  /** Tries made (0 when it never ran). */
+  tries: number;
+  error?: string;
+  /** XComs it pushed, by key (`return_value` is what it returned). */
+  xcom: Record<string, unknown>;
+  /** Virtual (or real) milliseconds from start to end of the last try. */
+  durationMs?: number;
+}
+
+export interface TestDagResult {
+  dagId: string;
+  runId: string;
+  /** `success`, `failed`, or `running` when the run stalled (nothing left to do or wait for) or hit maxVirtualMs. */
+  state: DagRun['state'];
+  outcome: RunOutcome;
+  tasks: Record<string, TestTask>;
+  /** Log lines of the run, task lines carry `fields.taskId` and `fields.tryNumber`. */
+  logs: LogLine[];
+  /** Virtual milliseconds the run took. */
+  virtualMs: number;
+  run: DagRun;
+  /** An XCom a task pushed (default key `return_value`). */
+  xcom(taskId: string, key?: string): unknown;
+  /** Log messages of one task (all tries). */
+  taskLogs(taskId: string): string[];
+}
+
+const DEFAULT_DATE = Date.parse('2026-01-01T00:00:00Z');
+
+function toMs(d: TestDagOptions['logicalDate']): number {
+  if (d === undefined) return DEFAULT_DATE;
+  const ms = d instanceof Date ? d.getTime() : typeof d === 'number' ? d : Date.parse(d);
+  if (!Number.isFinite(ms)) throw new InvalidInputError(`testDag: logicalDate must be an ISO date, got ${String(d)}`);
+  return ms;
+}
+
+/** Records every XCom written, so a test can read them all after the run. */
+function recordXcoms(store: Store, into: Map<string, Record<string, unknown>>): Store {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'putXcom') {
+        return async (key: XcomKey, value: unknown, expiresAt?: number) => {
+          await target.putXcom(key, value, expiresAt);
+          into.set(key.taskId, { ...(into.get(key.taskId) ?? {}), [key.key]: value });
+        };
+      }
+      const v = (target as any)[prop];
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+/** A bundle source whose task methods are replaced by mocks. */
+function withMocks(inner: InlineBundleSource, dag: DagDefinition, mocks: Record<string, TaskMock>): BundleSource {
+  for (const id of Object.keys(mocks)) {
+    if (!dag.tasks.has(id)) throw new InvalidInputError(`testDag: mocks names task "${id}", which dag ${dag.spec.dagId} does not have (tasks: ${[...dag.tasks.keys()].join(', ')})`);
+  }
+  return {
+    manifest: (v) => inner.manifest(v),
+    async load(v): Promise<LoadedBundle> {
+      const b = await inner.load(v);
+      return {
+        manifest: b.manifest,
+        sensorPoke: (t) => b.sensorPoke(t),
+        taskMethod: (dagId, taskId, method): TaskCallable | undefined =>
+          dagId === dag.spec.dagId && method === 'execute' && mocks[taskId] ? (mocks[taskId] as TaskCallable) : b.taskMethod(dagId, taskId, method),
+      };
+    },
+  };
+}
+
+/**
+ * Triggers one run of `dag` and runs it to the end on memory ports.
+ *
+ * @example
+ * const r = await testDag(dag, { logicalDate: '2026-03-01', signals: { 'approve-{{ ds }}': { by: 'qa' } } });
+ * assert.equal(r.state, 'success');
+ */
+export async function testDag(dag: DagDefinition, opts: TestDagOptions = {}): Promise<TestDagResult> {
+  if (!dag || (dag as { __airless?: unknown }).__airless !== 'dag') throw new InvalidInputError('testDag: the first argument must be what dag() returns');
+  const logicalDate = toMs(opts.logicalDate);
+  const clock = opts.timeWarp === false ? new SystemClock() : new VirtualClock(logicalDate);
+  const inline = new InlineBundleSource([dag], opts.sensors ?? []);
+  const bundles = opts.mocks ? withMocks(inline, dag, opts.mocks) : inline;
+  const sensors: Record<string, SensorPoke> = { ...builtinSensors(), ...(opts.sensorMocks as Record<string, SensorPoke> | undefined) };
+  const log = new MemoryLog();
+  const xcoms = new Map<string, Record<string, unknown>>();
+  const rt = new EmbeddedRuntime({ bundles, clock, schedules: false, sensors, log, store: recordXcoms(new MemoryStore(), xcoms) });
+  await rt.register(inline.version);
+  const started = clock.now();
+  const run = await rt.trigger(dag.spec.dagId, { conf: opts.conf, logicalDate });
+  for (const [key, payload] of Object.entries(opts.signals ?? {})) await sendRunSignal(rt.ports, run, dag.spec, key, payload);
+  const outcome = await rt.runToCompletion(dag.spec.dagId, run.runId, { maxVirtualMs: opts.maxVirtualMs ?? 30 * 86_400_000 });
+  const final = (await rt.ports.store.getRun(dag.spec.dagId, run.runId))!;
+  const instances = new Map<string, TaskInstance>((await rt.ports.store.listTasks(dag.spec.dagId, run.runId)).map((t) => [t.taskId, t]));
+  const tasks: Record<string, TestTask> = {};
+  for (const t of dag.spec.tasks) {
+    const ti = instances.get(t.taskId);
+    tasks[t.taskId] = {
+      taskId: t.taskId,
+      state: ti?.state ?? 'none',
+      tries: ti?.tryNumber ?? 0,
+      error: ti?.error,
+      xcom: xcoms.get(t.taskId) ?? {},
+      durationMs: ti?.startedAt !== undefined && ti.endedAt !== undefined ? ti.endedAt - ti.startedAt : undefined,
+    };
+  }
+  return {
+    dagId: final.dagId,
+    runId: final.runId,
+    state: final.state,
+    outcome,
+    tasks,
+    logs: log.lines,
+    virtualMs: clock.now() - started,
+    run: final,
+    xcom: (taskId, key = 'return_value') => xcoms.get(taskId)?.[key],
+    taskLogs: (taskId) => log.lines.filter((l) => l.fields?.taskId === taskId).map((l) => l.msg),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * `airless dev` as a local control plane: it announces an endpoint, answers trigger,
+ * runs, tasks, pause and signal with --dev, reloads when a DAG file changes (new runs use
+ * the new version, the old run keeps its own), and says what it waits for on Ctrl-C.
+ * The dev process runs on real time, so the test waits on its output, not on a clock.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const BIN = path.resolve(__dirname, '../../bin/airless.mjs');
+const cwd = mkdtempSync(path.join(tmpdir(), 'airless-dev-'));
+const env = { ...process.env, NO_COLOR: '1' };
+const dagFile = path.join(cwd, 'dags', 'd.ts');
+const source = (tasks: string) => `import { dag } from 'airless';\nexport default dag('d', {}, ({ task }) => { ${tasks} });\n`;
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** Resolves when the dev's output matches (polling its collected output). */
+async function until(what: () => boolean, label: string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${label}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let dev: ChildProcess | undefined;
+afterAll(() => { dev?.kill('SIGKILL'); });
+
+describe('airless dev control plane', () => {
+  it('is driven from the CLI and reloads edited DAGs', async () => {
+    mkdirSync(path.dirname(dagFile), { recursive: true });
+    writeFileSync(dagFile, source(`task('a', async () => 1);`));
+    let out = '';
+    dev = spawn(process.execPath, [BIN, 'dev', 'dags', '--no-typecheck'], { cwd, env });
+    dev.stdout!.on('data', (d) => { out += d; });
+    dev.stderr!.on('data', (d) => { out += d; });
+    await until(() => existsSync(path.join(cwd, '.airless', 'dev.json')) && out.includes('control endpoint'), 'the announcement');
+
+    const first = cli('trigger', 'd', '--dev');
+    expect(first.code, first.err).toBe(0);
+    const runId1 = /run (\S+) of d/.exec(first.out)![1];
+    await until(() => out.includes(`run  d/${runId1}  running -> success`), 'the first run');
+
+    writeFileSync(dagFile, source(`task('a', async () => 1); task('b', async () => 2);`));
+    await until(() => out.includes('reloaded dags'), 'the reload');
+    const second = cli('trigger', 'd', '--dev');
+    const runId2 = /run (\S+) of d/.exec(second.out)![1];
+    await until(() => out.includes(`run  d/${runId2}  running -> success`), 'the second run');
+
+    const old = cli('tasks', 'd', runId1, '--dev').out;
+    expect(old).toMatch(/^a +success/m);
+    expect(old).not.toMatch(/^b +success/m);
+    expect(cli('tasks', 'd', runId2, '--dev').out).toMatch(/^b +success/m);
+    expect(cli('runs', 'd', '--dev').out).toContain(runId2);
+    expect(cli('pause', 'd', '--dev').out).toContain('d paused');
+    expect(cli('signal', 'k', '--dev', '--payload', '{"x":1}').code).toBe(0);
+    const unknown = cli('runs', 'nope', '--dev');
+    expect(unknown.code).toBe(2);
+
+    dev.kill('SIGINT');
+    await until(() => out.includes('stopped'), 'the stop');
+    expect(out).toMatch(/stopping: (nothing in hand|waiting for \d+ task\(s\) in hand to finish); Ctrl-C again aborts/);
+    expect(existsSync(path.join(cwd, '.airless', 'dev.json'))).toBe(false);
+    const gone = cli('runs', 'd', '--dev');
+    expect(gone.code).toBe(2);
+    expect(gone.err).toContain('no running `airless dev`');
+  }, 180_000);
+});
