@@ -5,6 +5,7 @@
  */
 import {
   isDeferRequest,
+  isFailRequest,
   isSkipRequest,
   type DeferOptions,
   type DeferRequest,
@@ -127,6 +128,8 @@ export async function runBody(
     return toOutcome(t, value);
   } catch (err) {
     if (isSkipRequest(err)) return { kind: 'skipped', reason: err.reason };
+    if (isDeferRequest(err)) return { kind: 'deferred', request: err };
+    if (isFailRequest(err)) return { kind: 'failed', error: err.reason ?? 'the task failed itself (ctx.fail)', noRetry: true };
     const e = err as Error;
     return { kind: 'failed', error: e instanceof AirlessError ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(err)}` };
   } finally {
