@@ -217,7 +217,10 @@ export interface LoadedBundle {
   sensorPoke(type: string): SensorPoke | undefined;
 }
 
-export type TaskCallable = (ctx: unknown, arg?: unknown) => unknown;
+export type TaskCallable = ((ctx: unknown, arg?: unknown) => unknown) & {
+  /** Resolves when the callable can start at once (an isolated try has its thread); the execution timeout starts after it. */
+  ready?: () => Promise<void>;
+};
 export type SensorPoke = (pokeContext: Record<string, unknown>, env: { now: number }) => unknown;
 
 export interface BundleSource {

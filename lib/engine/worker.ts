@@ -86,6 +86,11 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   }
   const fn = bundle.taskMethod(rc.run.dagId, t.taskId, method);
   if (!fn) return { kind: 'failed', error: `task ${t.taskId} has no method ${method} in bundle ${rc.run.bundleVersion}`, noRetry: true };
+  try {
+    await fn.ready?.();
+  } catch (err) {
+    return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
+  }
   const arg: ResumeInput | undefined = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},

@@ -11,7 +11,7 @@ import { loadBundle } from '../build/load.js';
 import type { Manifest } from '../engine/model.js';
 import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/ports.js';
 import { TaskCodeError } from './errors.js';
-import { IsolationPool, type HostContext } from './pool.js';
+import { IsolationPool, type HostContext, type Reserved } from './pool.js';
 
 export interface IsolationOptions {
   /** `'thread'` (default) or `'none'` (every task in-process: trusted code only). Env: AIRLESS_ISOLATION. */
@@ -87,7 +87,10 @@ export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: stri
     taskMethod(dagId: string, taskId: string, method: string): TaskCallable | undefined {
       const local = base.taskMethod(dagId, taskId, method);
       if (!local || inProcess.has(`${dagId}\u0000${taskId}`)) return local;
-      return (ctx, arg) => runTask(pool, bundleDir, { dagId, taskId, method }, ctx as TaskCtx, arg);
+      let reserved: Reserved | undefined;
+      const fn: TaskCallable = (ctx, arg) => runTask(pool, bundleDir, { dagId, taskId, method }, ctx as TaskCtx, arg, reserved);
+      fn.ready = async () => { reserved = await pool.reserve(); };
+      return fn;
     },
     sensorPoke(type: string): SensorPoke | undefined {
       if (!base.sensorPoke(type)) return undefined;
@@ -107,13 +110,15 @@ type TaskCtx = HostContext & {
   dataIntervalEnd: string; ds: string; params: Record<string, unknown>; conf: Record<string, unknown>; signal: AbortSignal;
 };
 
-async function runTask(pool: IsolationPool, dir: string, at: { dagId: string; taskId: string; method: string }, c: TaskCtx, arg: unknown): Promise<unknown> {
+async function runTask(
+  pool: IsolationPool, dir: string, at: { dagId: string; taskId: string; method: string }, c: TaskCtx, arg: unknown, reserved?: Reserved,
+): Promise<unknown> {
   const ctx = {
     dagId: c.dagId, runId: c.runId, taskId: c.taskId, tryNumber: c.tryNumber, logicalDate: c.logicalDate,
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
   };
   try {
-    return await pool.run({ t: 'run', ...at, ctx, arg }, c, c.signal);
+    return await pool.run({ t: 'run', ...at, ctx, arg }, c, c.signal, reserved);
   } catch (e) {
     const err = located(e, dir);
     if (err instanceof TaskCodeError && err.remoteStack) c.log.error('task code failed', { error: err.message, stack: err.remoteStack });

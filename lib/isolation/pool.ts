@@ -27,6 +27,11 @@ export interface PoolOptions {
   maxIdle?: number;
 }
 
+/** A thread taken by {@link IsolationPool.reserve}; opaque to callers. */
+export interface Reserved {
+  readonly dead: boolean;
+}
+
 interface Job {
   id: number;
   resolve: (v: unknown) => void;
@@ -57,6 +62,9 @@ class Thread {
   job?: Job;
   dead = false;
   private ready = false;
+  private onReady!: () => void;
+  /** Resolves once the thread has loaded its bundle (or died). */
+  readonly loaded = new Promise<void>((resolve) => { this.onReady = resolve; });
 
   constructor(private readonly pool: IsolationPool, opts: PoolOptions) {
     const { port1, port2 } = new MessageChannel();
@@ -127,6 +135,7 @@ class Thread {
   private started(): void {
     if (!this.ready) starting--;
     this.ready = true;
+    this.onReady();
   }
 
   kill(reason: unknown): void {
@@ -186,11 +195,27 @@ export class IsolationPool {
     void t.worker.terminate();
   }
 
-  /** Runs one try in a thread; an abort of `signal` terminates it and rejects with the signal's reason. */
-  run(message: Record<string, unknown>, host: HostContext | undefined, signal?: AbortSignal): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('the isolation pool is closed'));
-    if (signal?.aborted) return Promise.reject(signal.reason);
+  /**
+   * Takes a thread for the next `run` and waits until it has loaded its bundle, so that a
+   * try's execution timeout counts its own code, not a thread's start-up (as Airflow's
+   * timeout starts inside the task process).
+   */
+  async reserve(): Promise<Reserved> {
+    if (this.closed) throw new Error('the isolation pool is closed');
     const t = this.acquire();
+    await t.loaded;
+    return t;
+  }
+
+  /** Runs one try in a thread (`reserved`, or any); an abort of `signal` terminates it and rejects with the signal's reason. */
+  run(message: Record<string, unknown>, host: HostContext | undefined, signal?: AbortSignal, reserved?: Reserved): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('the isolation pool is closed'));
+    let t = reserved as Thread | undefined;
+    if (!t || t.dead) t = this.acquire();
+    if (signal?.aborted) {
+      this.release(t);
+      return Promise.reject(signal.reason);
+    }
     const id = ++nextId;
     return new Promise((resolve, reject) => {
       const onAbort = () => t.kill(signal!.reason);
