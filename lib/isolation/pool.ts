@@ -144,6 +144,22 @@ class Thread {
   }
 }
 
+// One abort listener per signal, however many tries share it (tries without an execution
+// timeout share one never-aborted signal: a listener each would trip MaxListenersExceeded).
+const watched = new WeakMap<AbortSignal, Set<Thread>>();
+function watch(signal: AbortSignal, t: Thread): () => void {
+  let threads = watched.get(signal);
+  if (!threads) {
+    const set = new Set<Thread>();
+    threads = set;
+    watched.set(signal, set);
+    signal.addEventListener('abort', () => { for (const x of set) x.kill(signal.reason); set.clear(); }, { once: true });
+  }
+  threads.add(t);
+  const own = threads;
+  return () => own.delete(t);
+}
+
 /**
  * @example
  * const pool = new IsolationPool({ bundlePath: '/tmp/b/bundle.mjs', sha, memoryMb: 512 });
@@ -218,13 +234,12 @@ export class IsolationPool {
     }
     const id = ++nextId;
     return new Promise((resolve, reject) => {
-      const onAbort = () => t.kill(signal!.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const off = signal ? watch(signal, t) : undefined;
       t.job = {
         id,
         host,
-        resolve: (v) => { signal?.removeEventListener('abort', onAbort); resolve(v); },
-        reject: (e) => { signal?.removeEventListener('abort', onAbort); reject(e); },
+        resolve: (v) => { off?.(); resolve(v); },
+        reject: (e) => { off?.(); reject(e); },
       };
       t.worker.postMessage({ ...message, id });
     });

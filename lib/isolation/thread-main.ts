@@ -57,13 +57,13 @@ export function threadMain(): void {
   const unclonable = (value: unknown): string | undefined => {
     const seen = new Set<unknown>();
     const walk = (v: any, path: string): string | undefined => {
-      if (typeof v === 'function') return `a function at ${path || 'the top level'}`;
-      if (typeof v === 'symbol') return `a symbol at ${path || 'the top level'}`;
+      if (typeof v === 'function') return `a function at ${path}`;
+      if (typeof v === 'symbol') return `a symbol at ${path}`;
       if (typeof v !== 'object' || v === null || seen.has(v)) return undefined;
       seen.add(v);
       const proto = Object.getPrototypeOf(v);
       if (!CLONEABLE.has(proto) && Object.getPrototypeOf(proto) !== TYPED) {
-        return `an instance of ${proto?.constructor?.name ?? 'a class'} at ${path || 'the top level'} (only plain data survives: convert it first)`;
+        return `an instance of ${proto?.constructor?.name ?? 'a class'} at ${path} (convert it to plain data first)`;
       }
       if (v instanceof Map) {
         let i = 0;
@@ -96,7 +96,7 @@ export function threadMain(): void {
       }
       return undefined;
     };
-    return walk(value, '');
+    return walk(value, 'value');
   };
 
   let nextCall = 0;
@@ -174,11 +174,11 @@ export function threadMain(): void {
         const fn = dags.get(m.dagId)?.tasks.get(m.taskId)?.[m.method];
         if (typeof fn !== 'function') throw new Error(`task ${m.taskId} of dag ${m.dagId} has no method ${m.method} in this bundle`);
         const value = await fn(makeCtx(m.id, m.ctx), m.arg);
-        finish(m.id, `the return value of task ${m.ctx.taskId}`, value);
+        finish(m.id, `XCom return_value of task ${m.ctx.taskId}`, value);
       } else {
         const s = sensors.get(m.type);
         if (!s) throw new Error(`sensor type ${m.type} is not in this bundle`);
-        finish(m.id, `the poke result of ${m.type}`, Boolean(await s.poke(m.pc, m.env)));
+        finish(m.id, `the poke result of sensor type ${m.type}`, Boolean(await s.poke(m.pc, m.env)));
       }
     } catch (e) {
       failWith(m.id, e);

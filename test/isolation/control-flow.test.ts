@@ -55,7 +55,9 @@ describe.each([
     expect(tasks.defers!.endedAt! - T0).toBe(10 * 60_000);
     expect(await xcom('defers')).toBe(42);
     expect(tasks.typo!.state).toBe('failed');
-    expect(tasks.typo!.error).toMatch(/xcom\.pull: dag control has no task "extrct" \(its tasks: skips, fails, defers, typo, early, late\)/);
+    expect(tasks.typo!.error).toMatch(/xcom\.pull: dag control has no task "extrct" \(its tasks: skips, fails, defers, typo, early, late, unstorable\)/);
     expect(await xcom('early')).toEqual({ notRunYet: undefined, known: true });
+    expect(tasks.unstorable!.state).toBe('failed');
+    expect(tasks.unstorable!.error).toMatch(/XCom return_value of task unstorable cannot be stored: (a class instance|an instance of Point) at value\.rows\[0\]\.at \(/);
   });
 });
