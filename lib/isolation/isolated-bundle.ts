@@ -88,19 +88,28 @@ export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: stri
       const local = base.taskMethod(dagId, taskId, method);
       if (!local || inProcess.has(`${dagId}\u0000${taskId}`)) return local;
       let reserved: Reserved | undefined;
-      const fn: TaskCallable = (ctx, arg) => runTask(pool, bundleDir, { dagId, taskId, method }, ctx as TaskCtx, arg, reserved);
+      const fn: TaskCallable = (ctx, arg) => {
+        const thread = reserved;
+        reserved = undefined;
+        return runTask(pool, bundleDir, { dagId, taskId, method }, ctx as TaskCtx, arg, thread);
+      };
       fn.ready = async () => { reserved = await pool.reserve(); };
       return fn;
     },
     sensorPoke(type: string): SensorPoke | undefined {
       if (!base.sensorPoke(type)) return undefined;
-      return async (pc, env) => {
+      let reserved: Reserved | undefined;
+      const poke: SensorPoke = async (pc, env) => {
+        const thread = reserved;
+        reserved = undefined;
         try {
-          return await pool.run({ t: 'poke', type, pc, env: { now: env.now } }, undefined, (env as { signal?: AbortSignal }).signal);
+          return await pool.run({ t: 'poke', type, pc, env: { now: env.now } }, undefined, env.signal, thread);
         } catch (e) {
           throw located(e, bundleDir);
         }
       };
+      poke.ready = async () => { reserved = await pool.reserve(); };
+      return poke;
     },
   };
 }
