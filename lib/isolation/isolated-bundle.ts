@@ -130,16 +130,20 @@ async function runTask(
     return await pool.run({ t: 'run', ...at, ctx, arg }, c, c.signal, reserved);
   } catch (e) {
     const err = located(e, dir);
-    if (err instanceof TaskCodeError && err.remoteStack) c.log.error('task code failed', { error: err.message, stack: err.remoteStack });
+    // The whole trace, as lines a person reads (the CLI prints it; CloudWatch keeps it in one event).
+    if (err instanceof TaskCodeError && err.remoteStack) c.log.error(`task code failed: ${err.remoteStack}`);
     throw err;
   }
 }
 
-/** Adds the first stack frame inside the DAG folder to a TaskCodeError's one-line message. */
+/** Adds the first stack frame inside the DAG folder to a TaskCodeError's one-line message; trace paths become relative to the DAG folder. */
 function located(e: unknown, dir: string): unknown {
   if (!(e instanceof TaskCodeError) || !e.remoteStack) return e;
   const at = firstDagFrame(e.remoteStack, dir);
-  return at ? new TaskCodeError(`${e.message} (at ${at})`, e.remoteStack) : e;
+  // Source-mapped paths lie under the bundle's folder: show them relative to the DAG folder.
+  // Frames of the thread's own runner ([worker eval]) are noise to a DAG author.
+  const stack = e.remoteStack.split(`${dir}${path.sep}`).join('').split('\n').filter((l) => !l.includes('[worker eval]')).join('\n');
+  return new TaskCodeError(at ? `${e.message} (at ${at})` : e.message, stack);
 }
 
 /**
