@@ -80,7 +80,7 @@ export async function loadIsolatedBundle(bundlePath: string, manifest?: Manifest
 export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: string): LoadedBundle {
   const inProcess = new Set<string>();
   for (const d of base.manifest.dags) {
-    for (const t of d.tasks) if ((t as { isolation?: string }).isolation === 'none') inProcess.add(`${d.dagId}\u0000${t.taskId}`);
+    for (const t of d.tasks) if (t.isolation === 'none') inProcess.add(`${d.dagId}\u0000${t.taskId}`);
   }
   return {
     manifest: base.manifest,

@@ -61,3 +61,19 @@ describe.each([
     expect(tasks.unstorable!.error).toMatch(/XCom return_value of task unstorable cannot be stored: (a class instance|an instance of Point) at value\.rows\[0\]\.at \(/);
   });
 });
+
+describe("isolation: 'none'", () => {
+  it('runs an opted-out task in the worker thread and the others in pool threads', async () => {
+    const clock = new VirtualClock(T0);
+    const rt = new EmbeddedRuntime({ bundles: new LocalBundleSource(root), clock, schedules: false });
+    await rt.register(version);
+    expect((await rt.ports.bundles.manifest(version)).dags.find((d) => d.dagId === 'trusted')!.tasks.map((t) => t.isolation))
+      .toEqual(['none', undefined]);
+    const run = await rt.trigger('trusted', { runId: 'r1' });
+    expect(await rt.runToCompletion('trusted', run.runId)).toBe('done');
+    const xcom = (taskId: string) => rt.ports.store.getXcom({ dagId: 'trusted', runId: 'r1', taskId, key: 'return_value' });
+    const { threadId } = await import('node:worker_threads');
+    expect(await xcom('in_worker')).toBe(threadId);
+    expect(await xcom('in_thread')).not.toBe(threadId);
+  });
+});
