@@ -112,11 +112,14 @@ export function threadMain(): void {
     throw marker;
   };
 
+  const NEVER = new AbortController().signal;
   const makeCtx = (id: number, c: any) => {
     const log = (level: string) => (msg: string, fields?: Record<string, unknown>) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
     return {
       ...c,
-      signal: new AbortController().signal,
+      // The thread is terminated at the timeout, so its signal never fires; one for all tries
+      // (an AbortController costs several µs, a real share of a trivial try).
+      signal: NEVER,
       xcom: {
         pull: (taskId: string, key?: string) => call(id, 'pull', [taskId, key]),
         push: (key: string, value: unknown) => {
