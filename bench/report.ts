@@ -59,7 +59,7 @@ export function formatReport(r: BenchReport): string {
   out.push(table(
     ['shape', 'store', 'tasks', 'wall ms', 'tasks/s', 'total lag ms', 'p50 step ms', 'p99 step ms', 'target'],
     r.shapes.map((s) => {
-      const ok = s.store === 'memory'
+      const ok = s.store.startsWith('memory')
         ? s.wallMs < TARGETS.memoryShapeWallMs * (s.tasks / 1000) && s.p50StepLagMs < TARGETS.memoryP50StepLagMs
         : s.wallMs < TARGETS.dynamoShapeWallMs * (s.tasks / 1000);
       return [s.name, s.store, s.tasks, s.wallMs, s.tasksPerSec, s.totalTaskLagMs, s.p50StepLagMs, s.p99StepLagMs, mark(ok && s.allSucceeded)];

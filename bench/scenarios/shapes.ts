@@ -18,11 +18,13 @@ import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { PerfClock } from '../clock.js';
 import { shapePlans, type ShapePlan } from '../dags.js';
+import { shapeBundle } from '../isolated-shapes.js';
 import { taskLag } from '../lag.js';
 
 export interface ShapeResult {
   name: string;
-  store: 'memory' | 'dynamodb-local';
+  /** `memory, isolated`: the same shape from a built bundle, each try in a worker thread. */
+  store: 'memory' | 'memory, isolated' | 'dynamodb-local';
   tasks: number;
   wallMs: number;
   totalTaskLagMs: number;
@@ -40,6 +42,8 @@ export interface ShapeOptions {
   dynamodb?: DynamoDBClient;
 }
 
+type Built = Awaited<ReturnType<typeof shapeBundle>>;
+
 interface Timed {
   wallMs: number;
   tis: TaskInstance[];
@@ -49,15 +53,16 @@ interface Timed {
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** Triggers every run of the shape, runs them to the end, and reads the task instances back. */
-async function runShape(plan: ShapePlan, clock: Clock, concurrency: number, store?: Store): Promise<Timed> {
-  const bundles = new InlineBundleSource(plan.dags);
+async function runShape(plan: ShapePlan, clock: Clock, concurrency: number, store?: Store, built?: Built): Promise<Timed> {
+  const bundles = built?.bundles ?? new InlineBundleSource(plan.dags);
+  const version = built?.version ?? (bundles as InlineBundleSource).version;
   const rt = new EmbeddedRuntime({
     bundles, clock, store, concurrency, schedules: false,
     // One reconcile pass at start, then none: it is the safety net, not the hot path.
     tickMs: 3_600_000,
     log: new MemoryLog(undefined, 100),
   });
-  await rt.register(bundles.version);
+  await rt.register(version);
   await rt.tick();
   const start = performance.now();
   for (const r of plan.runs) await rt.trigger(r.dagId, { runId: r.runId });
@@ -104,6 +109,14 @@ export async function shapeBench(opts: ShapeOptions): Promise<ShapeResult[]> {
     const wall = await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), opts.concurrency);
     const lagRun = await runShape(plan, new PerfClock(), opts.concurrency);
     out.push(result(plan, 'memory', wall, lagRun));
+  }
+  // The same shapes with every try in a worker thread (warm pool: one pass first).
+  const built = await shapeBundle(plans);
+  for (const plan of plans) await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), opts.concurrency, undefined, built);
+  for (const plan of plans) {
+    const wall = await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), opts.concurrency, undefined, built);
+    const lagRun = await runShape(plan, new PerfClock(), opts.concurrency, undefined, built);
+    out.push(result(plan, 'memory, isolated', wall, lagRun));
   }
   if (opts.dynamodb) {
     for (const [i, plan] of plans.entries()) {

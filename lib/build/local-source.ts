@@ -7,8 +7,8 @@ import path from 'node:path';
 import { BundleError } from '../engine/errors.js';
 import type { Manifest } from '../engine/model.js';
 import type { BundleSource, LoadedBundle } from '../engine/ports.js';
-import { loadBundle } from './load.js';
 import { bundleVersion } from './version.js';
+import { loadIsolatedBundle } from '../isolation/isolated-bundle.js';
 
 const VERSION = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -52,7 +52,8 @@ export class LocalBundleSource implements BundleSource {
 
   load(version: string): Promise<LoadedBundle> {
     return cached(this.loaded, version, async () =>
-      loadBundle(path.join(this.dir(version), 'bundle.mjs'), await this.manifest(version)),
+      // Each try runs in a worker thread of the version's warm pool (lib/isolation).
+      loadIsolatedBundle(path.join(this.dir(version), 'bundle.mjs'), await this.manifest(version)),
     );
   }
 

@@ -30,6 +30,12 @@ export interface SkipRequest {
   reason?: string;
 }
 
+/** Thrown by `ctx.fail(...)`: the try fails and is not retried (Airflow's AirflowFailException). */
+export interface FailRequest {
+  readonly __airless: 'fail';
+  reason?: string;
+}
+
 export interface TaskContext<P extends Record<string, unknown> = Record<string, any>> {
   dagId: string;
   runId: string;
@@ -51,8 +57,12 @@ export interface TaskContext<P extends Record<string, unknown> = Record<string, 
   log: TaskLogger;
   /** Renders `{{ ds }}`-style templates with this context. */
   render(template: string): string;
+  /** Interrupts the task where it is called (it throws); the task waits for the trigger. */
   defer(opts: DeferOptions): DeferRequest;
+  /** Interrupts the task where it is called (it throws); the task ends `skipped`. */
   skip(reason?: string): SkipRequest;
+  /** Interrupts the task where it is called (it throws); the try fails without retrying. */
+  fail(reason?: string): never;
   /** Aborted when the execution timeout passes. */
   signal: AbortSignal;
 }
@@ -69,4 +79,8 @@ export function isDeferRequest(v: unknown): v is DeferRequest {
 
 export function isSkipRequest(v: unknown): v is SkipRequest {
   return typeof v === 'object' && v !== null && (v as { __airless?: unknown }).__airless === 'skip';
+}
+
+export function isFailRequest(v: unknown): v is FailRequest {
+  return typeof v === 'object' && v !== null && (v as { __airless?: unknown }).__airless === 'fail';
 }

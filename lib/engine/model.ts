@@ -57,6 +57,8 @@ export interface TaskSpec extends RetryPolicy {
   downstream: string[];
   triggerRule: TriggerRule;
   executionTimeoutMs?: number;
+  /** `'none'`: the try runs in the worker's own thread (opt-in for trusted, CPU-trivial tasks). */
+  isolation?: 'none';
   /** Sensor settings, when kind is `sensor`. */
   sensor?: SensorSpec;
   /** Named methods of a deferrable task besides `execute`. */

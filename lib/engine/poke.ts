@@ -41,13 +41,16 @@ export async function resolvePoke(p: Ports, type: string, bundleVersion?: string
 
 /** Calls a poke with the per-poke timeout; a throw or a timeout is "not yet" with an error. */
 export async function timedPoke(p: Ports, poke: SensorPoke, pc: Record<string, unknown>): Promise<{ ok: boolean; error?: string }> {
+  // An isolated poke gets its thread ready first: the timeout counts the poke, not a thread's start-up.
+  try { await poke.ready?.(); } catch (err) { return { ok: false, error: (err as Error).message }; }
   const stop = new AbortController();
   const timeout = p.clock.sleep(p.config.pokeTimeoutMs, stop.signal).then(() => {
     if (!stop.signal.aborted) throw new Error(`poke timed out after ${formatDuration(p.config.pokeTimeoutMs)}`);
     return false;
   });
   try {
-    return { ok: Boolean(await Promise.race([Promise.resolve().then(() => poke(pc, { now: p.clock.now() })), timeout])) };
+    // `signal` ends when the poke settles or times out: an isolated poke's thread is then terminated.
+    return { ok: Boolean(await Promise.race([Promise.resolve().then(() => poke(pc, { now: p.clock.now(), signal: stop.signal })), timeout])) };
   } catch (err) {
     return { ok: false, error: (err as Error)?.message ?? String(err) };
   } finally {

@@ -217,8 +217,14 @@ export interface LoadedBundle {
   sensorPoke(type: string): SensorPoke | undefined;
 }
 
-export type TaskCallable = (ctx: unknown, arg?: unknown) => unknown;
-export type SensorPoke = (pokeContext: Record<string, unknown>, env: { now: number }) => unknown;
+export type TaskCallable = ((ctx: unknown, arg?: unknown) => unknown) & {
+  /** Resolves when the callable can start at once (an isolated try has its thread); the execution timeout starts after it. */
+  ready?: () => Promise<void>;
+};
+export type SensorPoke = ((pokeContext: Record<string, unknown>, env: { now: number; signal?: AbortSignal }) => unknown) & {
+  /** As {@link TaskCallable}'s: the poke timeout starts after it. */
+  ready?: () => Promise<void>;
+};
 
 export interface BundleSource {
   /** The manifest of a bundle version (schedulers read only this). */

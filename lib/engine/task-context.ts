@@ -3,8 +3,9 @@
  * dozen closures (a measurable share of a trivial task's cost); call its methods on
  * `ctx` (`ctx.defer(...)`), not detached.
  */
-import type { DeferOptions, DeferRequest, SkipRequest, TaskContext, TaskLogger } from './context.js';
-import type { RunCtx } from './dag-index.js';
+import type { DeferOptions, DeferRequest, FailRequest, SkipRequest, TaskContext, TaskLogger } from './context.js';
+import { hasTask, type RunCtx } from './dag-index.js';
+import { InvalidInputError } from './errors.js';
 import type { TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
 import { renderTemplate, type TemplateVars } from './template.js';
@@ -23,6 +24,7 @@ class TaskLog implements TaskLogger {
 class Xcom {
   constructor(private readonly p: Ports, private readonly rc: RunCtx, private readonly taskId: string) {}
   async pull<T = unknown>(taskId: string, key = 'return_value'): Promise<T> {
+    if (!hasTask(this.rc.spec, taskId)) throw new InvalidInputError(`xcom.pull: dag ${this.rc.run.dagId} has no task "${taskId}" (its tasks: ${this.rc.spec.tasks.map((t) => t.taskId).join(', ')})`);
     return (await this.p.store.getXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId, key })) as T;
   }
   async push(key: string, value: unknown): Promise<void> {
@@ -65,11 +67,17 @@ export class RunningTaskContext implements TaskContext {
     return renderTemplate(template, this.vars);
   }
 
+  // Control signals are thrown, so they interrupt the task wherever they are called, as
+  // Airflow's TaskDeferred, AirflowSkipException and AirflowFailException do (runBody catches them).
   defer(opts: DeferOptions): DeferRequest {
-    return { ...opts, __airless: 'defer' };
+    throw { ...opts, __airless: 'defer' } satisfies DeferRequest;
   }
 
   skip(reason?: string): SkipRequest {
-    return { __airless: 'skip', reason };
+    throw { __airless: 'skip', reason } satisfies SkipRequest;
+  }
+
+  fail(reason?: string): never {
+    throw { __airless: 'fail', reason } satisfies FailRequest;
   }
 }

@@ -116,6 +116,7 @@ function checkTask(t: TaskSpec, opts: ValidateOptions, fail: (msg: string, cause
   checkMs('maxRetryDelay', t.maxRetryDelayMs, fail, true);
   checkMs('executionTimeout', t.executionTimeoutMs, fail, true);
   if (t.executionTimeoutMs === 0) fail('invalid executionTimeout: must be greater than 0');
+  if (t.isolation !== undefined && t.isolation !== 'none') fail(`invalid isolation ${JSON.stringify(t.isolation)} (expected 'none' or absent)`);
   if (!Array.isArray(t.upstream) || !Array.isArray(t.downstream)) fail('upstream and downstream must be arrays');
   if (t.kind !== 'sensor') {
     if (t.sensor) fail('only sensor tasks have sensor settings');

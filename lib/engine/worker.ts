@@ -5,6 +5,7 @@
  */
 import {
   isDeferRequest,
+  isFailRequest,
   isSkipRequest,
   type DeferOptions,
   type DeferRequest,
@@ -85,6 +86,11 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   }
   const fn = bundle.taskMethod(rc.run.dagId, t.taskId, method);
   if (!fn) return { kind: 'failed', error: `task ${t.taskId} has no method ${method} in bundle ${rc.run.bundleVersion}`, noRetry: true };
+  try {
+    await fn.ready?.();
+  } catch (err) {
+    return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
+  }
   const arg: ResumeInput | undefined = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},
@@ -127,6 +133,8 @@ export async function runBody(
     return toOutcome(t, value);
   } catch (err) {
     if (isSkipRequest(err)) return { kind: 'skipped', reason: err.reason };
+    if (isDeferRequest(err)) return { kind: 'deferred', request: err };
+    if (isFailRequest(err)) return { kind: 'failed', error: err.reason ?? 'the task failed itself (ctx.fail)', noRetry: true };
     const e = err as Error;
     return { kind: 'failed', error: e instanceof AirlessError ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? String(err)}` };
   } finally {

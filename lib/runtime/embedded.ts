@@ -30,6 +30,7 @@ import { reconcile } from '../engine/reconcile.js';
 import { recoveryDueAt } from '../engine/recover.js';
 import { registerManifest, triggerRun, type TriggerOptions } from '../engine/runs.js';
 import { isRunTerminal } from '../engine/states.js';
+import { threadsStarting } from '../isolation/pool.js';
 
 export interface RuntimeOptions {
   bundles: BundleSource;
@@ -135,13 +136,14 @@ export class EmbeddedRuntime {
       if (await this.pump()) { idleSince = performance.now(); continue; }
       if (this.inflight.size > 0) {
         const progressed = await this.waitForProgress();
-        if (progressed) idleSince = performance.now();
+        if (progressed || threadsStarting() > 0) idleSince = performance.now();
         // On a virtual clock, tasks that wait on the clock (a hung body under an
         // execution timeout) can only move when time does. Once in-flight work has made
         // no progress for a while of real time (so it is not just doing real I/O) and
         // something sleeps on the clock, move time to the next event of any kind (a
         // timer, a delayed message, a tick, a sleeper), never past one.
-        if (!progressed && this.clock instanceof VirtualClock && this.clock.nextWakeAt() !== undefined &&
+        // A thread still loading its bundle is not task code waiting on the clock (lib/isolation).
+        if (!progressed && this.clock instanceof VirtualClock && this.clock.nextWakeAt() !== undefined && threadsStarting() === 0 &&
             performance.now() - idleSince > IDLE_BEFORE_JUMP_MS) {
           idleSince = performance.now();
           if (this.clock.now() >= this.nextTickAt) {

@@ -77,6 +77,8 @@ class DagDraft {
     const spec: Draft['spec'] = { taskId, kind, ...retry, triggerRule: o.triggerRule ?? 'all_success', ...extra };
     const timeout = this.duration(o.executionTimeout, 'executionTimeout', taskId);
     if (timeout !== undefined) spec.executionTimeoutMs = timeout;
+    if (o.isolation !== undefined && o.isolation !== 'thread' && o.isolation !== 'none') this.fail(`isolation must be 'thread' or 'none', got ${JSON.stringify(o.isolation)}`, taskId);
+    if (o.isolation === 'none') spec.isolation = 'none';
     this.tasks.set(taskId, { spec, methods });
     return new Handle(this, taskId, kind);
   }

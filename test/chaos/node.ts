@@ -22,6 +22,11 @@ import { reconcile } from '../../lib/engine/reconcile.js';
 import { chaosGlobal } from './dags/_chaos.js';
 import { CHAOS_CONFIG, CYCLE_MS, DelayTimer, DuplicatingQueue, seeded, type ChildEnv, type ChildStats } from './shared.js';
 
+// The harness hands each poke its cycle through a process global (dags/_chaos.ts), which a
+// task thread cannot see: chaos tests the engine's HA, so its tries run in process.
+// Isolation has its own tests (test/isolation, ADR 0010).
+process.env.AIRLESS_ISOLATION = 'none';
+
 const VISIBILITY_MS = 4_000;
 const CONCURRENCY = 16;
 

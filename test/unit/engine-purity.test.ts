@@ -13,6 +13,7 @@ const FORBIDDEN: [RegExp, string][] = [
   [/from\s+['"](aws-cdk-lib|constructs)/, 'imports the CDK'],
   [/from\s+['"]@middy\//, 'imports middy'],
   [/from\s+['"](node:)?(fs|fs\/promises|child_process|net|http|https)['"]/, 'does I/O'],
+  [/from\s+['"](node:)?worker_threads['"]|from\s+['"][./]*isolation\//, 'runs threads (isolation is an adapter: lib/isolation, ADR 0010)'],
   [/Date\.now\(\)/, 'reads the clock (use ports.clock)'],
   [/new Date\(\)/, 'reads the clock (use ports.clock)'],
   [/process\.env/, 'reads the environment'],

@@ -15,6 +15,7 @@ import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRec
 import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
 import type { BlobStore } from './blob.js';
+import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
 import { deepFreeze } from '../../engine/freeze.js';
 import {
   Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
@@ -394,7 +395,7 @@ export class DynamoStore implements Store {
 
   async putXcom(key: XcomKey, value: unknown, expiresAt?: number): Promise<void> {
     const path = [key.dagId, key.runId, key.taskId, key.key];
-    const v = await encodeJson(value, blobPath('xcom', ...path), `XCom ${path.join('/')}`, this.blobs);
+    const v = await encodeJson(xcomToJson(value, key), blobPath('xcom', ...path), `XCom ${path.join('/')}`, this.blobs);
     const item: Item = { pk: { S: `x:${JSON.stringify(path)}` }, v };
     if (expiresAt !== undefined) item['ttl'] = { N: String(Math.ceil(expiresAt)) };
     await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
@@ -402,7 +403,7 @@ export class DynamoStore implements Store {
 
   async getXcom(key: XcomKey): Promise<unknown> {
     const item = await getItem(this.r, this.t.kv, { pk: { S: `x:${JSON.stringify([key.dagId, key.runId, key.taskId, key.key])}` } });
-    return item && decodeValue(item['v']!, this.blobs);
+    return item && xcomFromJson(await decodeValue(item['v']!, this.blobs));
   }
 
   async putSignal(sig: SignalRecord): Promise<void> {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { loadBundle as defaultLoadBundle } from '../../build/load.js';
+import { loadIsolatedBundle as defaultLoadBundle } from '../../isolation/isolated-bundle.js';
 import { BundleError } from '../../engine/errors.js';
 import { canonicalJson, sha256Hex } from '../../engine/hash.js';
 import type { Manifest } from '../../engine/model.js';
@@ -23,7 +23,7 @@ export interface S3BundleSourceOptions {
   /** @default '/tmp/airless-bundles' */
   cacheDir?: string;
   metrics?: Metrics;
-  /** Imports a downloaded bundle. @default loadBundle from lib/build/load.ts */
+  /** Imports a downloaded bundle. @default loadIsolatedBundle (each try in a worker thread, lib/isolation) */
   loadBundle?: LoadBundleFn;
 }
 

@@ -9,6 +9,7 @@
  * Status for the lead: complete and compiling; import `MemoryStore` from here.
  */
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/model.js';
+import { decodeXcom, encodeXcom } from '../xcom-codec.js';
 import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
 import { MinHeap } from './min-heap.js';
@@ -422,12 +423,12 @@ export class MemoryStore implements Store {
   // ------------------------------------------------------------------ XCom, signals
 
   async putXcom(key: XcomKey, value: unknown): Promise<void> {
-    this.xcoms.set(xcomKey(key), JSON.stringify(value === undefined ? null : value));
+    this.xcoms.set(xcomKey(key), encodeXcom(value, key));
   }
 
   async getXcom(key: XcomKey): Promise<unknown> {
     const v = this.xcoms.get(xcomKey(key));
-    return v === undefined ? undefined : JSON.parse(v);
+    return v === undefined ? undefined : decodeXcom(v);
   }
 
   async putSignal(sig: SignalRecord): Promise<void> {

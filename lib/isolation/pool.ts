@@ -1,0 +1,260 @@
+/**
+ * A warm pool of worker threads for one bundle version. Each try (or poke) borrows a
+ * thread for its duration; a try that must stop (execution timeout, poke timeout) has its
+ * thread terminated, which V8 does even in the middle of a synchronous loop, and the pool
+ * starts a replacement. Idle threads are unref'd: they never keep a process alive.
+ */
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { threadMain } from './thread-main.js';
+import { TaskCodeError } from './errors.js';
+
+/** The main-thread side of a task's context, which serves the thread's I/O. */
+export interface HostContext {
+  taskId: string;
+  xcom: { pull(taskId: string, key?: string): Promise<unknown>; push(key: string, value: unknown): Promise<void> };
+  log: { info(m: string, f?: Record<string, unknown>): void; warn(m: string, f?: Record<string, unknown>): void; error(m: string, f?: Record<string, unknown>): void };
+  render(template: string): string;
+}
+
+export interface PoolOptions {
+  /** Absolute path of `bundle.mjs`. */
+  bundlePath: string;
+  /** Makes a rebuilt bundle at the same path a new module in the thread. */
+  sha: string;
+  /** Old-generation heap limit of each thread, MB (`resourceLimits.maxOldGenerationSizeMb`). */
+  memoryMb: number;
+  /** Idle threads kept warm beyond those in use (default 64). */
+  maxIdle?: number;
+}
+
+/** A thread taken by {@link IsolationPool.reserve}; opaque to callers. */
+export interface Reserved {
+  readonly dead: boolean;
+}
+
+interface Job {
+  id: number;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  host?: HostContext;
+}
+
+// `__name`: tsx and esbuild's keepNames wrap functions in a helper the eval'd text lacks.
+const SOURCE = `var __name = (f) => f;\nglobalThis.__airlessImport = (u) => import(u);\n(${threadMain.toString()})();\n`;
+let nextId = 0;
+let starting = 0;
+
+/**
+ * Threads still starting (loading their bundle), in every pool. A runtime on a virtual
+ * clock counts them as progress: a thread's start-up is not task code waiting on the clock.
+ *
+ * @example
+ * if (progressed || threadsStarting() > 0) idleSince = performance.now();
+ */
+export function threadsStarting(): number {
+  return starting;
+}
+
+class Thread {
+  readonly worker: Worker;
+  private readonly sync: MessagePort;
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  job?: Job;
+  dead = false;
+  private ready = false;
+  private onReady!: () => void;
+  /** Resolves once the thread has loaded its bundle (or died). */
+  readonly loaded = new Promise<void>((resolve) => { this.onReady = resolve; });
+
+  constructor(private readonly pool: IsolationPool, opts: PoolOptions) {
+    const { port1, port2 } = new MessageChannel();
+    this.sync = port1;
+    const bundleUrl = `${new URL(`file://${opts.bundlePath}`).href}?sha=${opts.sha}`;
+    this.worker = new Worker(SOURCE, {
+      eval: true,
+      workerData: { bundleUrl, syncPort: port2, syncFlag: this.flag },
+      transferList: [port2],
+      resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb },
+    });
+    starting++;
+    this.worker.unref();
+    this.sync.unref();
+    this.worker.on('message', (m) => this.onMessage(m));
+    this.worker.on('error', (e: Error & { code?: string }) => {
+      const oom = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.end(new TaskCodeError(oom ? `the try ran out of memory (limit ${opts.memoryMb} MB per try)` : `${e.name}: ${e.message}`, e.stack));
+    });
+    this.worker.on('exit', (code) => this.end(new TaskCodeError(`the task ended its thread with process.exit(${code})`)));
+  }
+
+  private onMessage(m: any): void {
+    const job = this.job;
+    if (m.t === 'ready') {
+      this.started();
+    } else if (m.t === 'log') {
+      job?.host?.log[m.level as 'info' | 'warn' | 'error'](m.msg, m.fields);
+    } else if (m.t === 'call') {
+      if (!job?.host || m.id !== job.id) return;
+      const x = job.host.xcom;
+      (m.op === 'pull' ? x.pull(m.args[0], m.args[1]) : x.push(m.args[0], m.args[1])).then(
+        (value) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: true, value }),
+        (e: Error) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: false, error: { name: e.name, message: e.message } }),
+      );
+    } else if (m.t === 'render') {
+      try {
+        this.sync.postMessage({ ok: true, value: job!.host!.render(m.template) });
+      } catch (e) {
+        this.sync.postMessage({ ok: false, error: (e as Error).message });
+      }
+      Atomics.store(this.flag, 0, 1);
+      Atomics.notify(this.flag, 0);
+    } else if (m.t === 'done' && job && m.id === job.id) {
+      this.job = undefined;
+      if (m.ok) job.resolve(m.value);
+      else if (m.control) job.reject(m.control);
+      else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));
+      this.pool.release(this);
+    } else if (m.t === 'crash' && job) {
+      this.job = undefined;
+      job.reject(TaskCodeError.from(m.error, `${m.what} in task code: `));
+    }
+  }
+
+  /** The thread is gone (or going): fail its try, if any, and leave the pool. */
+  end(reason: unknown): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.started();
+    const job = this.job;
+    this.job = undefined;
+    job?.reject(reason);
+    this.sync.close();
+    this.pool.forget(this);
+  }
+
+  private started(): void {
+    if (!this.ready) starting--;
+    this.ready = true;
+    this.onReady();
+  }
+
+  kill(reason: unknown): void {
+    this.end(reason);
+    void this.worker.terminate();
+  }
+}
+
+// One abort listener per signal, however many tries share it (tries without an execution
+// timeout share one never-aborted signal: a listener each would trip MaxListenersExceeded).
+const watched = new WeakMap<AbortSignal, Set<Thread>>();
+function watch(signal: AbortSignal, t: Thread): () => void {
+  let threads = watched.get(signal);
+  if (!threads) {
+    const set = new Set<Thread>();
+    threads = set;
+    watched.set(signal, set);
+    signal.addEventListener('abort', () => { for (const x of set) x.kill(signal.reason); set.clear(); }, { once: true });
+  }
+  threads.add(t);
+  const own = threads;
+  return () => own.delete(t);
+}
+
+/**
+ * @example
+ * const pool = new IsolationPool({ bundlePath: '/tmp/b/bundle.mjs', sha, memoryMb: 512 });
+ * const value = await pool.runTask({ dagId: 'etl', taskId: 'extract', method: 'execute', ctx, host }, signal);
+ */
+export class IsolationPool {
+  private readonly idle: Thread[] = [];
+  private readonly all = new Set<Thread>();
+  private closed = false;
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  /** Starts `n` threads ahead of need (a worker Lambda's batch size, say). */
+  warm(n: number): void {
+    while (this.idle.length < n && !this.closed) this.idle.push(this.spawn());
+  }
+
+  private spawn(): Thread {
+    const t = new Thread(this, this.opts);
+    this.all.add(t);
+    return t;
+  }
+
+  private acquire(): Thread {
+    let t = this.idle.pop();
+    while (t?.dead) t = this.idle.pop();
+    t ??= this.spawn();
+    t.worker.ref();
+    return t;
+  }
+
+  /** @internal a thread finished its job. */
+  release(t: Thread): void {
+    t.worker.unref();
+    if (this.closed || this.idle.length >= (this.opts.maxIdle ?? 64)) return void this.retire(t);
+    this.idle.push(t);
+  }
+
+  /** @internal a thread died. */
+  forget(t: Thread): void {
+    this.all.delete(t);
+    // Keep one warm thread ready in place of the lost one.
+    if (!this.closed && this.idle.length === 0) this.idle.push(this.spawn());
+  }
+
+  private retire(t: Thread): void {
+    t.dead = true;
+    this.all.delete(t);
+    void t.worker.terminate();
+  }
+
+  /**
+   * Takes a thread for the next `run` and waits until it has loaded its bundle, so that a
+   * try's execution timeout counts its own code, not a thread's start-up (as Airflow's
+   * timeout starts inside the task process).
+   */
+  async reserve(): Promise<Reserved> {
+    if (this.closed) throw new Error('the isolation pool is closed');
+    const t = this.acquire();
+    await t.loaded;
+    return t;
+  }
+
+  /** Runs one try in a thread (`reserved`, or any); an abort of `signal` terminates it and rejects with the signal's reason. */
+  run(message: Record<string, unknown>, host: HostContext | undefined, signal?: AbortSignal, reserved?: Reserved): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('the isolation pool is closed'));
+    let t = reserved as Thread | undefined;
+    if (!t || t.dead) t = this.acquire();
+    if (signal?.aborted) {
+      this.release(t);
+      return Promise.reject(signal.reason);
+    }
+    const id = ++nextId;
+    return new Promise((resolve, reject) => {
+      const off = signal ? watch(signal, t) : undefined;
+      t.job = {
+        id,
+        host,
+        resolve: (v) => { off?.(); resolve(v); },
+        reject: (e) => { off?.(); reject(e); },
+      };
+      t.worker.postMessage({ ...message, id });
+    });
+  }
+
+  /** Threads alive (idle and busy). */
+  get size(): number {
+    return this.all.size;
+  }
+
+  /** Terminates every thread; pending tries fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = [...this.all];
+    this.idle.length = 0;
+    await Promise.all(threads.map(async (t) => { t.end(new Error('the isolation pool was closed')); await t.worker.terminate(); }));
+  }
+}

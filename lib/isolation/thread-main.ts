@@ -1,0 +1,191 @@
+/**
+ * The code that runs inside an isolation thread. It is shipped as text
+ * (`threadMain.toString()`, started with `new Worker(source, { eval: true })`), so it works
+ * the same under tsx, vitest and an esbuild-bundled Lambda, where no separate worker file
+ * exists. Hence the rule for this file: `threadMain` must not use anything outside its own
+ * body (no imports, no module-level names), only `require` of Node built-ins.
+ *
+ * Protocol (see pool.ts for the other side):
+ * - in: `{ t: 'run', id, dagId, taskId, method, ctx, arg }`, `{ t: 'poke', id, type, pc, env }`,
+ *   `{ t: 'reply', callId, ok, value | error }`
+ * - out: `{ t: 'ready' }` (bundle loaded), `{ t: 'call', id, callId, op, args }` (xcom), `{ t: 'log', level, msg, fields }`,
+ *   `{ t: 'render', template }` (synchronous: answered on the sync port),
+ *   `{ t: 'done', id, ok, value | error | control }`, `{ t: 'crash', what, error }`.
+ */
+export function threadMain(): void {
+  const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
+  const data = workerData as { bundleUrl: string; syncPort: any; syncFlag: Int32Array };
+  (process as any).setSourceMapsEnabled?.(true);
+  const port = parentPort!;
+
+  const errorOf = (e: any) =>
+    e instanceof Error || (e && typeof e === 'object' && 'message' in e)
+      ? { name: String(e.name ?? 'Error'), message: String(e.message), stack: typeof e.stack === 'string' ? e.stack : undefined }
+      : { name: 'Error', message: `a non-Error value was thrown: ${String(e)}`, stack: undefined };
+
+  // A crash outside the awaited body of a try (a stray timer, a promise nobody awaits):
+  // report it for the try in progress, then end the thread, whose state is now unknown.
+  let current: number | undefined;
+  const crash = (what: string) => (e: unknown) => {
+    port.postMessage({ t: 'crash', id: current, what, error: errorOf(e) });
+    process.exit(70);
+  };
+  process.on('uncaughtException', crash('uncaught exception'));
+  process.on('unhandledRejection', crash('unhandled rejection'));
+
+  const BRAND = '__airless';
+  const dags = new Map<string, any>();
+  const sensors = new Map<string, any>();
+  // `import(...)` written here would be rewritten by vitest's transform: pool.ts defines it.
+  const loaded: Promise<void> = (globalThis as any).__airlessImport(data.bundleUrl).then(async (mod: any) => {
+    for (const entry of mod.files ?? []) {
+      const ns = await entry.load();
+      for (const v of Object.values(ns) as any[]) {
+        if (v && v[BRAND] === 'dag') {
+          if (!dags.has(v.spec.dagId)) dags.set(v.spec.dagId, v);
+          for (const s of v.sensors ?? []) sensors.set(s.type, s);
+        } else if (v && v[BRAND] === 'sensor') sensors.set(v.type, v);
+      }
+    }
+  });
+
+  // Values cross to the main thread by structured clone, which turns a class instance
+  // into a plain object silently: refuse what XCom could not give back as it left.
+  const CLONEABLE = new Set<any>([Object.prototype, null, Array.prototype, Date.prototype, Map.prototype, Set.prototype,
+    RegExp.prototype, ArrayBuffer.prototype, DataView.prototype, BigInt.prototype, String.prototype, Number.prototype, Boolean.prototype]);
+  const TYPED = Object.getPrototypeOf(Uint8Array.prototype);
+  const unclonable = (value: unknown): string | undefined => {
+    const seen = new Set<unknown>();
+    const walk = (v: any, path: string): string | undefined => {
+      if (typeof v === 'function') return `a function at ${path}`;
+      if (typeof v === 'symbol') return `a symbol at ${path}`;
+      if (typeof v !== 'object' || v === null || seen.has(v)) return undefined;
+      seen.add(v);
+      const proto = Object.getPrototypeOf(v);
+      if (!CLONEABLE.has(proto) && Object.getPrototypeOf(proto) !== TYPED) {
+        return `an instance of ${proto?.constructor?.name ?? 'a class'} at ${path} (convert it to plain data first)`;
+      }
+      if (v instanceof Map) {
+        let i = 0;
+        for (const [k, x] of v) {
+          const bad = walk(k, `${path}.keys[${i}]`) ?? walk(x, `${path}.get(${JSON.stringify(typeof k === 'string' ? k : i)})`);
+          if (bad) return bad;
+          i++;
+        }
+        return undefined;
+      }
+      if (v instanceof Set) {
+        let i = 0;
+        for (const x of v) {
+          const bad = walk(x, `${path}[${i++}]`);
+          if (bad) return bad;
+        }
+        return undefined;
+      }
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          const bad = walk(v[i], `${path}[${i}]`);
+          if (bad) return bad;
+        }
+        return undefined;
+      }
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      for (const k of Object.keys(v)) {
+        const bad = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
+        if (bad) return bad;
+      }
+      return undefined;
+    };
+    return walk(value, 'value');
+  };
+
+  let nextCall = 0;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  const call = (id: number, op: string, args: unknown[]) =>
+    new Promise((resolve, reject) => {
+      const callId = ++nextCall;
+      pending.set(callId, { resolve, reject });
+      port.postMessage({ t: 'call', id, callId, op, args });
+    });
+
+  const control = (marker: Record<string, unknown>) => {
+    throw marker;
+  };
+
+  const NEVER = new AbortController().signal;
+  const makeCtx = (id: number, c: any) => {
+    const log = (level: string) => (msg: string, fields?: Record<string, unknown>) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
+    return {
+      ...c,
+      // The thread is terminated at the timeout, so its signal never fires; one for all tries
+      // (an AbortController costs several µs, a real share of a trivial try).
+      signal: NEVER,
+      xcom: {
+        pull: (taskId: string, key?: string) => call(id, 'pull', [taskId, key]),
+        push: (key: string, value: unknown) => {
+          const bad = unclonable(value);
+          if (bad) return Promise.reject(new Error(`XCom ${key} of task ${c.taskId} cannot be stored: ${bad}`));
+          return call(id, 'push', [key, value]) as Promise<void>;
+        },
+      },
+      log: { info: log('info'), warn: log('warn'), error: log('error') },
+      render(template: string): string {
+        Atomics.store(data.syncFlag, 0, 0);
+        port.postMessage({ t: 'render', template: String(template) });
+        Atomics.wait(data.syncFlag, 0, 0);
+        const reply = receiveMessageOnPort(data.syncPort)?.message;
+        if (!reply?.ok) throw new Error(reply?.error ?? 'render failed');
+        return reply.value;
+      },
+      defer: (opts: Record<string, unknown>) => control({ ...opts, [BRAND]: 'defer' }),
+      skip: (reason?: string) => control({ [BRAND]: 'skip', reason }),
+      fail: (reason?: string) => control({ [BRAND]: 'fail', reason: reason === undefined ? undefined : String(reason) }),
+    };
+  };
+
+  const finish = (id: number, what: string, value: unknown) => {
+    current = undefined;
+    const bad = unclonable(value);
+    if (bad) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: `${what} cannot be stored: ${bad}` } });
+    try {
+      port.postMessage({ t: 'done', id, ok: true, value });
+    } catch (e) {
+      port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: `${what} cannot be stored: ${(e as Error).message}` } });
+    }
+  };
+  const failWith = (id: number, e: any) => {
+    current = undefined;
+    if (e && typeof e === 'object' && typeof e[BRAND] === 'string') {
+      const bad = unclonable(e);
+      if (!bad) return port.postMessage({ t: 'done', id, ok: false, control: e });
+    }
+    port.postMessage({ t: 'done', id, ok: false, error: errorOf(e) });
+  };
+
+  port.on('message', async (m: any) => {
+    if (m.t === 'reply') {
+      const p = pending.get(m.callId);
+      pending.delete(m.callId);
+      if (m.ok) p?.resolve(m.value);
+      else p?.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
+      return;
+    }
+    current = m.id;
+    try {
+      await loaded;
+      if (m.t === 'run') {
+        const fn = dags.get(m.dagId)?.tasks.get(m.taskId)?.[m.method];
+        if (typeof fn !== 'function') throw new Error(`task ${m.taskId} of dag ${m.dagId} has no method ${m.method} in this bundle`);
+        const value = await fn(makeCtx(m.id, m.ctx), m.arg);
+        finish(m.id, `XCom return_value of task ${m.ctx.taskId}`, value);
+      } else {
+        const s = sensors.get(m.type);
+        if (!s) throw new Error(`sensor type ${m.type} is not in this bundle`);
+        finish(m.id, `the poke result of sensor type ${m.type}`, Boolean(await s.poke(m.pc, m.env)));
+      }
+    } catch (e) {
+      failWith(m.id, e);
+    }
+  });
+  loaded.then(() => port.postMessage({ t: 'ready' }), () => port.postMessage({ t: 'ready' }));
+}
