@@ -17,6 +17,7 @@ Local (embedded runtime, no AWS):
       [--concurrency N]                   tasks run at once in the embedded runtime (default 8)
   tasks test <dir> <dag> <task> [--conf JSON]   run one task in process
   dev <dir> [--dynamodb-endpoint URL]     long-running local scheduler on real time (Ctrl-C stops)
+      [--port N] [--host H] [--token T]   ... serving the web UI and REST API (default 127.0.0.1:8080)
 
 Deployed stack (AWS credentials and region from the environment):
   push <dir> [--stack NAME]               build, upload, wait until registered
@@ -28,6 +29,7 @@ Deployed stack (AWS credentials and region from the environment):
       [--dynamodb-endpoint URL]           ... of a local 'airless dev' on that endpoint
   pause <dag> | unpause <dag>
   clear <dag> <runId> <task> [--no-downstream]
+  ui [--stack NAME] [--port N] [--token T]  web UI and REST API for a deployed stack, on this machine
   timer-pump [--stack NAME]               deliver due schedules where Scheduler never fires (LocalStack)
 `;
 
@@ -48,6 +50,9 @@ const OPTIONS = {
   try: { type: 'string' },
   'no-downstream': { type: 'boolean' },
   'dynamodb-endpoint': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -83,7 +88,12 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'dev':
       need(1, '<dir>');
-      return cmdDev(rest[0], { concurrency: o.concurrency, dynamodbEndpoint: o['dynamodb-endpoint'] });
+      return cmdDev(rest[0], { concurrency: o.concurrency, dynamodbEndpoint: o['dynamodb-endpoint'], ui: { port: o.port, host: o.host, token: o.token } });
+    case 'ui': {
+      // issue 14: the web UI and REST API for a deployed stack (lib/cli/ui.ts)
+      const { cmdUi } = await import('../lib/cli/ui.js');
+      return cmdUi({ stack: o.stack, port: o.port, host: o.host, token: o.token });
+    }
     case 'signal':
       // To a local `airless dev --dynamodb-endpoint URL` rather than a deployed stack.
       if (o['dynamodb-endpoint']) {

@@ -16,6 +16,7 @@ import { runBody } from '../engine/worker.js';
 import { pokeOnce } from '../engine/poke.js';
 import { builtinSensors } from '../sensors/index.js';
 import { EmbeddedRuntime } from '../../local/runtime.js';
+import { attachUi, type UiFlags } from './ui.js';
 import { eventLine, parseJsonOption, table, taskTable, UsageError } from './output.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */
@@ -163,7 +164,7 @@ async function presend(rt: EmbeddedRuntime, run: DagRun, spec: string): Promise<
 }
 
 /** `airless dev`: a long-running local scheduler on real time, until Ctrl-C. */
-export async function cmdDev(dir: string, f: { concurrency?: string; dynamodbEndpoint?: string; tickMs?: number }): Promise<number> {
+export async function cmdDev(dir: string, f: { concurrency?: string; dynamodbEndpoint?: string; tickMs?: number; ui?: UiFlags }): Promise<number> {
   const { version, manifest, bundles } = await build(dir);
   const store = f.dynamodbEndpoint ? await localDynamoStore(f.dynamodbEndpoint) : undefined;
   const clock = new SystemClock();
@@ -175,11 +176,14 @@ export async function cmdDev(dir: string, f: { concurrency?: string; dynamodbEnd
   const changes = await rt.register(version);
   process.stdout.write(`airless dev: ${manifest.dags.length} DAGs from ${dir} (bundle ${version}; added ${changes.added.length}, updated ${changes.updated.length})\n`);
   for (const d of manifest.dags) process.stdout.write(`  ${d.dagId.padEnd(24)} ${scheduleText(d)}\n`);
+  // --- issue 14 hook: the web UI and REST API over this runtime (all logic in lib/cli/ui.ts) ---
+  const ui = await attachUi(rt, f.ui ?? {});
   process.stdout.write('Scheduling on real time. Ctrl-C stops.\n');
   const stop = () => { process.stdout.write('\nstopping...\n'); rt.stop(); };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await rt.runUntil(async () => false);
+  await ui.close();
   return 0;
 }
 
