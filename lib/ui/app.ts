@@ -8,7 +8,8 @@ import { graphSvg, placeGraph, type Placed, type Structure } from './graph.js';
 import { renderGrid, type GridData } from './grid.js';
 import { renderGantt, renderTask } from './task.js';
 
-const POLL_MS = 2000;
+/** Tests set `window.__airlessPollMs` to poll faster. */
+const POLL_MS = Number((window as unknown as { __airlessPollMs?: number }).__airlessPollMs ?? 2000);
 const main = () => document.getElementById('main')!;
 const collapsed = new Set<string>();
 let graphCache: { dag: string; s: Structure; placed: Placed } | undefined;
@@ -118,10 +119,10 @@ function renderSignal(root: HTMLElement, dag: string): void {
   };
 }
 
-let renderSeq = 0;
+/** Renders the view the hash names. Calls are serialized, so a slow poll never paints over a newer view. */
 async function route(): Promise<void> {
-  const seq = ++renderSeq;
-  const [path, query] = location.hash.replace(/^#/, '').split('?');
+  const hash = location.hash;
+  const [path, query] = hash.replace(/^#/, '').split('?');
   const q = new URLSearchParams(query ?? '');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const root = main();
@@ -134,12 +135,22 @@ async function route(): Promise<void> {
     else if (parts[2] === 'trigger') await renderTrigger(root, parts[1]);
     else if (parts[2] === 'signal') renderSignal(root, parts[1]);
     else await renderDagGrid(root, parts[1], q);
-    if (seq === renderSeq) root.dataset.ready = String(seq);
   } catch (err) {
     root.innerHTML = `<p class="err">${esc((err as Error).message)}</p>`;
   }
+  // Tests wait for this to equal the hash they opened.
+  root.dataset.ready = hash;
 }
 
-window.addEventListener('hashchange', () => { main().innerHTML = ''; void route(); });
-setInterval(() => { if (document.visibilityState === 'visible' && !document.querySelector('input:focus, textarea:focus')) void route(); }, POLL_MS);
-void route();
+let chain: Promise<void> = Promise.resolve();
+let busy = false;
+function schedule(): void {
+  busy = true;
+  chain = chain.then(route).finally(() => { busy = false; });
+}
+
+window.addEventListener('hashchange', () => { chain = chain.then(() => { main().innerHTML = ''; }); schedule(); });
+setInterval(() => {
+  if (!busy && document.visibilityState === 'visible' && !document.querySelector('input:focus, textarea:focus')) schedule();
+}, POLL_MS);
+schedule();

@@ -73,7 +73,7 @@ export function renderGrid(root: HTMLElement, data: GridData, h: GridHandlers): 
   const keep = scroller ? { top: scroller.scrollTop, left: scroller.scrollLeft } : undefined;
   const width = 14 * runs.length;
   root.innerHTML = `<div class="grid-scroll" data-testid="grid"><div class="grid-head" style="width:${width + 280}px"><div class="name head">task \\ run (${runs.length})</div>${
-    runs.map((r) => `<b class="run${r.dag_run_id === h.selected?.runId ? ' sel' : ''}" data-run="${esc(r.dag_run_id)}" title="${esc(`${r.dag_run_id}\n${r.state}`)}" style="background:${color(r.state)}"></b>`).join('')
+    runs.map((r) => `<b class="run${r.dag_run_id === h.selected?.runId ? ' sel' : ''}" data-run="${esc(r.dag_run_id)}" data-state="${esc(r.state)}" title="${esc(`${r.dag_run_id}\n${r.state}`)}" style="background:${color(r.state)}"></b>`).join('')
   }</div><div class="grid-body" style="height:${rows.length * ROW_H}px;width:${width + 280}px"></div></div>`;
   scroller = root.querySelector<HTMLElement>('.grid-scroll')!;
   const body = root.querySelector<HTMLElement>('.grid-body')!;
@@ -89,7 +89,7 @@ export function renderGrid(root: HTMLElement, data: GridData, h: GridHandlers): 
       for (let c = 0; c < runs.length; c++) {
         const s = r.states[c];
         const t = r.tries[c];
-        html += `<i class="c${s ? '' : ' empty'}" data-c="${c}" style="background:${color(s)}" title="${esc(r.id)} · ${esc(runs[c].dag_run_id)} · ${s ?? 'no status'}${t > 1 ? ` · try ${t}` : ''}">${t > 1 ? t : ''}</i>`;
+        html += `<i class="c${s ? '' : ' empty'}" data-c="${c}" data-state="${s ?? 'none'}" style="background:${color(s)}" title="${esc(r.id)} · ${esc(runs[c].dag_run_id)} · ${s ?? 'no status'}${t > 1 ? ` · try ${t}` : ''}">${t > 1 ? t : ''}</i>`;
       }
       html += '</div>';
     }
