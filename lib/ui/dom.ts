@@ -26,6 +26,14 @@ export function color(state: string | null | undefined): string {
 
 export class ApiError extends Error {}
 
+/** GET returning the body's text, for views that skip re-rendering unchanged data. */
+export async function apiText(path: string): Promise<string> {
+  const res = await fetch(path, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+  const text = await res.text();
+  if (!res.ok) throw new ApiError(JSON.parse(text)?.detail ?? `${res.status} ${res.statusText}`);
+  return text;
+}
+
 export async function api<T = any>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const method = init.method ?? 'GET';
   const headers: Record<string, string> = { accept: 'application/json' };

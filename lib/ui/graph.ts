@@ -5,6 +5,7 @@
  */
 import { Graph, layout } from '@dagrejs/dagre';
 import { color, esc } from './dom.js';
+import { LARGE_GRAPH, layeredLayout } from './layered.js';
 
 export interface Structure {
   nodes: { id: string; label: string; operator: string; groups: string[] }[];
@@ -21,8 +22,9 @@ export interface Placed {
 const NODE_W = 150;
 const NODE_H = 32;
 
-/** Lays the DAG out left to right. */
+/** Lays the DAG out left to right: dagre up to {@link LARGE_GRAPH} nodes, a linear-time layering beyond. */
 export function placeGraph(s: Structure): Placed {
+  if (s.nodes.length > LARGE_GRAPH) return layeredLayout(s, { w: NODE_W, h: NODE_H, gapX: 40, gapY: 12 });
   const g = new Graph({ multigraph: false });
   g.setGraph({ rankdir: 'LR', nodesep: 12, ranksep: 40, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));
