@@ -19,8 +19,8 @@ interface DisplayRow { kind: 'task' | 'group'; id: string; depth: number; states
 
 const ROW_H = 20;
 const OVERSCAN = 10;
-/** Which member state a group shows, most urgent first. */
-const PRIORITY = ['failed', 'upstream_failed', 'up_for_retry', 'running', 'queued', 'deferred', 'sensing', 'scheduled', 'skipped', 'removed', 'success'];
+/** Which member state a group shows, first wins (Airflow's State.state_priority). */
+const PRIORITY = ['failed', 'upstream_failed', 'up_for_retry', 'queued', 'scheduled', 'deferred', 'sensing', 'running', 'success', 'skipped', 'removed'];
 
 function groupRows(data: GridData): Map<string, DisplayRow> {
   const out = new Map<string, DisplayRow>();

@@ -192,7 +192,7 @@ describe('clear', () => {
     expect((await h.rt.ports.store.getRun('etl_daily', runId))!.state).not.toBe('success');
     expect(await h.rt.runToCompletion('etl_daily', runId)).toBe('done');
     const load = (await h.call('GET', `${RUNS}/${encodeURIComponent(runId)}/taskInstances/load`)).json;
-    expect(load).toMatchObject({ state: 'success', try_number: 2 });
+    expect(load).toMatchObject({ state: 'success', try_number: 2, start_date: expect.any(String) });
   });
 
   it('sends a signal', async () => {

@@ -6,8 +6,8 @@ import { makeRuntime } from '../helpers/runtime.js';
 
 export const TOKEN = 'test-token-123456';
 
-export async function apiOverRuntime(dags: DagDefinition[]) {
-  const { rt, clock } = await makeRuntime(dags);
+export async function apiOverRuntime(dags: DagDefinition[], opts: Parameters<typeof makeRuntime>[1] = {}) {
+  const { rt, clock } = await makeRuntime(dags, opts);
   const api: ApiServer = await attachUi(rt, { port: '0', token: TOKEN }, { env: {}, out: () => {} });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${api.url}${path}`, {
