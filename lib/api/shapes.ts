@@ -120,7 +120,7 @@ export function taskInstanceJson(run: DagRun, t: TaskSpec | undefined, taskId: s
     start_date: iso(ti?.startedAt),
     end_date: iso(ti?.endedAt),
     duration: seconds(ti?.startedAt, ti?.endedAt),
-    state: ti && !(ti.state === 'scheduled' && ti.tryNumber === 0 && !ti.ready) ? ti.state : ti ? 'scheduled' : null,
+    state: ti?.state ?? null,
     try_number: ti?.tryNumber ?? 0,
     max_tries: maxTries(t, ti),
     task_display_name: taskId,
