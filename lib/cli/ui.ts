@@ -82,16 +82,26 @@ export function cloudWatchLogs(ctx: { clients: { logs: import('@aws-sdk/client-c
 }
 
 /**
- * `airless ui --stack NAME`: the UI and API on this machine for a deployed stack (or a
- * rehearsal). Nothing is deployed; every read and action uses the caller's credentials.
+ * Starts the UI and API for a deployed stack (or a rehearsal): its outputs name the
+ * tables, queue and log group; every read and action uses the caller's credentials.
+ *
+ * @example
+ * const api = await startStackUi({ stack: 'Airless', port: '0' }, process.env);
  */
-export async function cmdUi(f: UiFlags & { stack?: string }, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function startStackUi(f: UiFlags & { stack?: string }, env: Record<string, string | undefined>, out: (s: string) => void = (s) => void process.stdout.write(s)): Promise<ApiServer> {
   const { openStack } = await import('./aws.js');
   const { DEFAULT_STACK } = await import('./aws-stack.js');
+  const options = serverOptions(f, env);
   const ctx = await openStack(f.stack ?? DEFAULT_STACK, env);
   const backend: ApiBackend = { ports: ctx.ports, logs: cloudWatchLogs(ctx), name: `stack ${ctx.stackName}` };
-  const api = await startApiServer({ backend, ...serverOptions(f, env), onError: (err) => process.stderr.write(`api error: ${String((err as Error)?.stack ?? err)}\n`) });
-  announce(api, `airless ui --stack ${ctx.stackName}`, (s) => void process.stdout.write(s));
+  const api = await startApiServer({ backend, ...options, onError: (err) => process.stderr.write(`api error: ${String((err as Error)?.stack ?? err)}\n`) });
+  announce(api, `airless ui --stack ${ctx.stackName}`, out);
+  return api;
+}
+
+/** `airless ui --stack NAME`: {@link startStackUi} until Ctrl-C. Nothing is deployed. */
+export async function cmdUi(f: UiFlags & { stack?: string }, env: Record<string, string | undefined> = process.env): Promise<number> {
+  const api = await startStackUi(f, env);
   process.stdout.write('Ctrl-C stops.\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -2,7 +2,7 @@
  * The API over the other backends: the embedded runtime on a DynamoDB store (DynamoDB
  * Local), and a deployed stack's task logs read from CloudWatch Logs.
  */
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -11,10 +11,11 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createTables } from '../../lib/adapters/aws/dynamo-schema.js';
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
-import { cloudWatchLogs } from '../../lib/cli/ui.js';
+import { cloudWatchLogs, startStackUi } from '../../lib/cli/ui.js';
 import type { Ports } from '../../lib/engine/ports.js';
 import { LOCAL_AWS } from '../../local/dynamodb-local.js';
 import etl from '../../examples/dags/etl_daily.js';
+import { makeRuntime } from '../helpers/runtime.js';
 import { apiOverRuntime } from './support.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -42,6 +43,39 @@ describe.skipIf(!endpoint)('API over a DynamoDB store', () => {
       expect((await h.call('GET', `/api/v2/dags/etl_daily/dagRuns/${run}/taskInstances/delta/logs/2`)).json.content.length).toBeGreaterThan(0);
     } finally {
       await h.api.close();
+    }
+  });
+});
+
+describe.skipIf(!endpoint)('airless ui --stack', () => {
+  it("serves a stack's DAGs, runs and task instances from the tables its outputs name", async () => {
+    const prefix = `stack${process.pid}-`;
+    await createTables(client, prefix);
+    const { rt } = await makeRuntime([etl], { store: new DynamoStore({ client, tablePrefix: prefix }) });
+    const run = await rt.trigger('etl_daily', { logicalDate: Date.parse('2026-01-03T00:00:00Z') });
+    await rt.runToCompletion('etl_daily', run.runId);
+    const cf = mockClient(CloudFormationClient);
+    cf.on(DescribeStacksCommand, { StackName: 'Rehearsal' }).resolves({ Stacks: [{
+      StackName: 'Rehearsal', StackStatus: 'CREATE_COMPLETE', CreationTime: new Date(),
+      Outputs: Object.entries({ BucketName: 'b', TablePrefix: prefix, QueueUrl: `${endpoint}/000000000000/ready`, SchedulerGroup: 'timers', DagScheduleGroup: 'dags' })
+        .map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+    }] });
+    const out: string[] = [];
+    const api = await startStackUi({ stack: 'Rehearsal', port: '0', token: 'stack-token-123' }, {
+      AIRLESS_AWS_ENDPOINT: endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local',
+    }, (s) => void out.push(s));
+    try {
+      expect(out.join('')).toMatch(/airless ui --stack Rehearsal: .* on http:\/\/127\.0\.0\.1:\d+/);
+      const get = async (p: string) => (await fetch(`${api.url}${p}`, { headers: { authorization: 'Bearer stack-token-123' } })).json();
+      expect((await get('/api/v2/dags')).dags.map((d: any) => d.dag_id)).toEqual(['etl_daily']);
+      const runs = await get('/api/v2/dags/etl_daily/dagRuns');
+      expect(runs.dag_runs[0]).toMatchObject({ dag_run_id: run.runId, state: 'success' });
+      const tis = await get(`/api/v2/dags/etl_daily/dagRuns/${encodeURIComponent(run.runId)}/taskInstances`);
+      expect(tis.task_instances.find((t: any) => t.task_id === 'extract')).toMatchObject({ state: 'success', try_number: 2 });
+      expect((await get('/ui/dags')).backend).toBe('stack Rehearsal');
+    } finally {
+      await api.close();
+      cf.restore();
     }
   });
 });
