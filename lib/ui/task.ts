@@ -13,6 +13,10 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
   const log = tryN > 0 ? await api(`${tiPath(dag, run, task)}/logs/${tryN}`) : { content: [] };
   const prev = root.querySelector<HTMLInputElement>('#clear-down');
   const down = prev ? prev.checked : true;
+  // A live log keeps its place on refresh, and follows new lines when it was at the end.
+  const oldLog = root.querySelector<HTMLElement>('pre.log');
+  const logTop = oldLog?.scrollTop ?? 0;
+  const tail = oldLog ? oldLog.scrollTop + oldLog.clientHeight >= oldLog.scrollHeight - 4 : false;
   root.innerHTML = `
     <h2><a href="#/dags/${enc(dag)}/grid">${esc(dag)}</a> › <a href="#/dags/${enc(dag)}/runs/${enc(run)}/gantt">${esc(run)}</a> › ${esc(task)} ${badge(ti.state)}</h2>
     <div class="actions">
@@ -37,6 +41,8 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
     <pre data-testid="rendered">${esc(JSON.stringify(ti.rendered_fields, null, 2))}</pre>
     <h3>XCom</h3>
     <table class="list" data-testid="xcom"><tr><th>key</th><th>value</th></tr>${(xcom.xcom_entries as { key: string; value: unknown }[]).map((x) => `<tr><td>${esc(x.key)}</td><td><code>${esc(JSON.stringify(x.value))}</code></td></tr>`).join('') || '<tr><td colspan="2"><em>none</em></td></tr>'}</table>`;
+  const newLog = root.querySelector<HTMLElement>('pre.log')!;
+  newLog.scrollTop = tail ? newLog.scrollHeight : logTop;
   root.querySelector<HTMLButtonElement>('#clear')!.onclick = async () => {
     try {
       const downstream = root.querySelector<HTMLInputElement>('#clear-down')!.checked;

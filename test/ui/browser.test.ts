@@ -121,6 +121,16 @@ describe('UI in Chromium', () => {
     expect((await h.rt.ports.store.getDag('branching'))!.paused).toBe(false);
   });
 
+  it('sends a signal from the form', async () => {
+    await open('#/dags/etl_daily/signal');
+    await page.fill('input[name=key]', 'approve-2026-01-01');
+    await page.fill('input[name=payload]', '{"by":"ui"}');
+    await page.click('form.signal button');
+    await page.waitForFunction(() => /signal approve-2026-01-01 sent/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
+    expect(await page.textContent('[data-testid=flash]')).toMatch(/0 task\(s\) resumed/);
+    expect(await h.rt.ports.store.getSignal('approve-2026-01-01', h.clock.now())).toMatchObject({ payload: { by: 'ui' } });
+  });
+
   it('draws the graph with the latest run states and the Gantt of a run', async () => {
     await open('#/dags/fan_out_in/graph');
     await page.waitForSelector('[data-testid=graph] g.node');
