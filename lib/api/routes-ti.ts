@@ -2,8 +2,9 @@
  * Task instance endpoints of the v2 API: per-try logs, XCom entries and tries.
  */
 import { needRun, needTask, type ApiBackend } from './backend.js';
+import { MARK_STATES, markTask, type MarkState } from './mark.js';
 import { HttpError } from './http.js';
-import { intQuery } from './params.js';
+import { intQuery, onlyFields, optBool } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { taskInstanceJson } from './shapes.js';
 
@@ -72,8 +73,22 @@ async function tries({ b, p }: RouteCtx): Promise<unknown> {
   return { task_instances: out, total_entries: out.length };
 }
 
+/** Airflow's PATCH of a task instance: `new_state` (success, failed, skipped); `note` is accepted and not kept. */
+async function patchTaskInstance({ b, p, body, url }: RouteCtx): Promise<unknown> {
+  onlyFields(body, ['new_state', 'note', 'include_upstream', 'include_downstream', 'include_future', 'include_past']);
+  for (const f of ['include_upstream', 'include_downstream', 'include_future', 'include_past']) {
+    if (optBool(body, f, false)) throw new HttpError(422, `${f}: not supported yet (mark each task instance)`);
+  }
+  if (!MARK_STATES.includes(body.new_state as MarkState)) throw new HttpError(422, `new_state: must be one of ${MARK_STATES.join(', ')}, got ${JSON.stringify(body.new_state)}`);
+  mapIndexOf(url);
+  const { run, t } = await loadTi(b, p);
+  const ti = await markTask(b.ports, p.dag_id, p.dag_run_id, p.task_id, body.new_state as MarkState);
+  return { task_instances: [taskInstanceJson(run, t, t.taskId, ti)], total_entries: 1 };
+}
+
 export function taskInstanceRoutes(): Route[] {
   return [
+    { method: 'PATCH', path: TI, handle: patchTaskInstance },
     { method: 'GET', path: `${TI}/logs/{try_number}`, handle: logs },
     { method: 'GET', path: `${TI}/xcomEntries`, handle: xcomEntries },
     { method: 'GET', path: `${TI}/xcomEntries/{xcom_key}`, handle: xcomEntry },

@@ -22,6 +22,8 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
     <div class="actions">
       <label><input type="checkbox" id="clear-down" ${down ? 'checked' : ''}> downstream</label>
       <button id="clear" data-testid="clear">Clear task</button>
+      <button class="mark" data-state="success" data-testid="mark-success">Mark success</button>
+      <button class="mark" data-state="failed" data-testid="mark-failed">Mark failed</button>
     </div>
     <table class="kv" data-testid="ti-details">
       <tr><th>state</th><td>${badge(ti.state)}</td><th>try</th><td>${tries} (max tries ${ti.max_tries + 1})</td></tr>
@@ -43,6 +45,17 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
     <table class="list" data-testid="xcom"><tr><th>key</th><th>value</th></tr>${(xcom.xcom_entries as { key: string; value: unknown }[]).map((x) => `<tr><td>${esc(x.key)}</td><td><code>${esc(JSON.stringify(x.value))}</code></td></tr>`).join('') || '<tr><td colspan="2"><em>none</em></td></tr>'}</table>`;
   const newLog = root.querySelector<HTMLElement>('pre.log')!;
   newLog.scrollTop = tail ? newLog.scrollHeight : logTop;
+  for (const b of root.querySelectorAll<HTMLButtonElement>('button.mark')) {
+    b.onclick = async () => {
+      try {
+        await api(tiPath(dag, run, task), { method: 'PATCH', body: { new_state: b.dataset.state } });
+        flash(`marked ${task} ${b.dataset.state}`);
+        await renderTask(root, dag, run, task, undefined);
+      } catch (err) {
+        flash((err as Error).message, 'error');
+      }
+    };
+  }
   root.querySelector<HTMLButtonElement>('#clear')!.onclick = async () => {
     try {
       const downstream = root.querySelector<HTMLInputElement>('#clear-down')!.checked;

@@ -111,6 +111,19 @@ describe('UI in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('[data-testid=ti-details] .badge')?.getAttribute('data-state') === 'success');
   });
 
+  it('marks a failed task success and its downstream runs again', async () => {
+    const [run] = await h.rt.ports.store.listRuns('fan_out_in', { limit: 1 });
+    await open(`#/dags/fan_out_in/runs/${encodeURIComponent(run.runId)}/tasks/shard_c`);
+    await page.click('[data-testid=mark-success]');
+    await page.waitForFunction(() => /marked shard_c success/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
+    expect(await h.rt.runToCompletion('fan_out_in', run.runId)).toBe('done');
+    expect((await h.rt.ports.store.getTask({ dagId: 'fan_out_in', runId: run.runId, taskId: 'publish' }))!.state).toBe('success');
+    await page.click('[data-testid=mark-failed]');
+    await page.waitForFunction(() => /marked shard_c failed/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
+    expect(await h.rt.runToCompletion('fan_out_in', run.runId)).toBe('done');
+    expect((await h.rt.ports.store.getTask({ dagId: 'fan_out_in', runId: run.runId, taskId: 'publish' }))!.state).toBe('upstream_failed');
+  });
+
   it('toggles pause from the DAG list', async () => {
     await open('#/');
     await page.click('[data-testid=pause-branching]');
