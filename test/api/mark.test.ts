@@ -3,12 +3,13 @@
  * task's downstream is decided again on the new outcome; an unfinished one ends now.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import etl from '../../examples/dags/etl_daily.js';
 import fanOutIn from '../../examples/dags/fan_out_in.js';
 import { defineDag } from './mark-dags.js';
 import { apiOverRuntime } from './support.js';
 
 let h: Awaited<ReturnType<typeof apiOverRuntime>>;
-beforeAll(async () => { h = await apiOverRuntime([fanOutIn, defineDag()]); });
+beforeAll(async () => { h = await apiOverRuntime([fanOutIn, defineDag(), etl]); });
 afterAll(async () => { await h.api.close(); });
 
 const ti = (dag: string, run: string, task: string) => `/api/v2/dags/${dag}/dagRuns/${encodeURIComponent(run)}/taskInstances/${task}`;
@@ -27,6 +28,15 @@ describe('mark a task instance', () => {
     expect((await h.rt.ports.store.getRun('fan_out_in', run.runId))!.state).toBe('success');
     const log = await h.call('GET', `${ti('fan_out_in', run.runId, 'shard_c')}/logs/1`);
     expect(log.json.content.map((l: { event: string }) => l.event)).toContain('marked success');
+  });
+
+  it('marks a succeeded task failed: the cleared downstream is upstream_failed and the run fails', async () => {
+    const run = await h.rt.trigger('etl_daily', { logicalDate: Date.parse('2026-01-04T00:00:00Z') });
+    await h.rt.runToCompletion('etl_daily', run.runId);
+    await h.call('PATCH', ti('etl_daily', run.runId, 'audit'), { new_state: 'failed' });
+    await h.rt.runToCompletion('etl_daily', run.runId);
+    expect(await states('etl_daily', run.runId)).toMatchObject({ transform: 'success', audit: 'failed', load: 'upstream_failed', pick: 'upstream_failed', delta: 'upstream_failed' });
+    expect((await h.rt.ports.store.getRun('etl_daily', run.runId))!.state).toBe('failed');
   });
 
   it('marks a task that waits for a signal failed: it ends now and its downstream follows', async () => {
