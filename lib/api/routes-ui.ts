@@ -3,13 +3,27 @@
  * response, the DAG structure for the graph, recent runs of every DAG, and signals.
  */
 import { sendSignal } from '../engine/index.js';
-import type { DagRun, DagSpec, TaskInstance } from '../engine/model.js';
+import type { DagRun, DagSpec } from '../engine/model.js';
 import { TaskState } from '../engine/states.js';
 import { needDag, type ApiBackend } from './backend.js';
 import { HttpError } from './http.js';
 import { intQuery, onlyFields, optString } from './params.js';
 import type { Route } from './router.js';
 import { dagRunJson } from './shapes.js';
+
+/** Maps with at most `limit` calls in flight (a grid of 1,000 runs is 1,000 store queries). */
+async function mapLimited<T, R>(items: readonly T[], limit: number, f: (x: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 /** State names, indexed by the numbers in a grid row's `states` (-1: no instance yet). */
 export const GRID_STATES: readonly string[] = Object.values(TaskState);
@@ -30,7 +44,7 @@ export function groupPath(taskId: string): string[] {
  */
 export async function gridData(b: ApiBackend, spec: DagSpec, limit: number) {
   const runs = (await b.ports.store.listRuns(spec.dagId, { limit })).sort((x, y) => x.logicalDate - y.logicalDate || x.queuedAt - y.queuedAt);
-  const perRun: TaskInstance[][] = await Promise.all(runs.map((r) => b.ports.store.listTasks(spec.dagId, r.runId)));
+  const perRun = await mapLimited(runs, 16, (r) => b.ports.store.listTasks(spec.dagId, r.runId));
   const index = new Map(spec.tasks.map((t, i) => [t.taskId, i]));
   const states = spec.tasks.map(() => new Array<number>(runs.length).fill(-1));
   const tries = spec.tasks.map(() => new Array<number>(runs.length).fill(0));

@@ -26,7 +26,7 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
       <button class="mark" data-state="failed" data-testid="mark-failed">Mark failed</button>
     </div>
     <table class="kv" data-testid="ti-details">
-      <tr><th>state</th><td>${badge(ti.state)}</td><th>try</th><td>${tries} (max tries ${ti.max_tries + 1})</td></tr>
+      <tr><th>state</th><td>${badge(ti.state)}</td><th>try</th><td>${tries} of ${ti.max_tries + 1} allowed</td></tr>
       <tr><th>start</th><td>${fmtDate(ti.start_date)}</td><th>end</th><td>${fmtDate(ti.end_date)}</td></tr>
       <tr><th>duration</th><td>${fmtDuration(ti.duration)}</td><th>operator</th><td>${esc(ti.operator)}</td></tr>
       <tr><th>queued</th><td>${fmtDate(ti.queued_when)}</td><th>map index</th><td>${ti.map_index}</td></tr>
