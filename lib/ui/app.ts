@@ -68,14 +68,18 @@ async function renderDagGraph(root: HTMLElement, dag: string, q: URLSearchParams
     const s = await api<Structure>(`/ui/structure/${enc(dag)}`);
     graphCache = { dag, s, placed: placeGraph(s) };
   }
-  const runs = await api(`/api/v2/dags/${enc(dag)}/dagRuns?limit=1&order_by=-logical_date`);
-  const runId = q.get('run') ?? runs.dag_runs[0]?.dag_run_id;
+  const runs = await api(`/api/v2/dags/${enc(dag)}/dagRuns?limit=25&order_by=-logical_date`);
+  const runId: string | undefined = q.get('run') ?? runs.dag_runs[0]?.dag_run_id;
   const states = new Map<string, string | null>();
   if (runId) {
     const tis = await api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(runId)}/taskInstances`);
     for (const t of tis.task_instances) states.set(t.task_id, t.state);
   }
-  root.innerHTML = `${dagTabs(dag, 'graph')}<p>${runId ? `states of run <a href="#/dags/${enc(dag)}/runs/${enc(runId)}/gantt">${esc(runId)}</a>` : 'no runs yet'}</p><div class="graph">${graphSvg(graphCache.s, graphCache.placed, states)}</div>`;
+  const options = (runs.dag_runs as { dag_run_id: string; state: string }[])
+    .map((r) => `<option value="${esc(r.dag_run_id)}"${r.dag_run_id === runId ? ' selected' : ''}>${esc(r.dag_run_id)} (${esc(r.state)})</option>`).join('');
+  root.innerHTML = `${dagTabs(dag, 'graph')}<p>${runId ? `states of run <select id="graph-run" data-testid="graph-run">${options}</select> <a href="#/dags/${enc(dag)}/runs/${enc(runId)}/gantt">Gantt</a>` : 'no runs yet'}</p><div class="graph">${graphSvg(graphCache.s, graphCache.placed, states)}</div>`;
+  const pick = root.querySelector<HTMLSelectElement>('#graph-run');
+  if (pick) pick.onchange = () => { location.hash = `#/dags/${enc(dag)}/graph?run=${enc(pick.value)}`; };
   root.querySelector('svg')!.addEventListener('click', (e) => {
     const node = (e.target as Element).closest<SVGGElement>('g.node');
     if (node && runId) location.hash = `#/dags/${enc(dag)}/runs/${enc(runId)}/tasks/${enc(node.dataset.task!)}`;
@@ -162,6 +166,6 @@ function schedule(): void {
 
 window.addEventListener('hashchange', () => { chain = chain.then(() => { main().innerHTML = ''; }); schedule(); });
 setInterval(() => {
-  if (!busy && document.visibilityState === 'visible' && !document.querySelector('input:focus, textarea:focus')) schedule();
+  if (!busy && document.visibilityState === 'visible' && !document.querySelector('input:focus, textarea:focus, select:focus')) schedule();
 }, POLL_MS);
 schedule();

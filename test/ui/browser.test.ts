@@ -27,7 +27,7 @@ async function shot(name: string): Promise<void> {
 
 /** Navigates within the page and waits until the view has rendered. */
 async function open(hash: string): Promise<void> {
-  const want = await page.evaluate((x) => { location.hash = x; return location.hash; }, hash);
+  const want = await page.evaluate((x) => { document.getElementById('main')!.dataset.ready = ''; location.hash = x; return location.hash; }, hash);
   await page.waitForFunction((w) => document.getElementById('main')!.dataset.ready === w, want);
 }
 
@@ -150,8 +150,15 @@ describe('UI in Chromium', () => {
     const states = await page.$$eval('g.node', (ns) => Object.fromEntries(ns.map((n) => [(n as SVGElement).dataset.task, (n as SVGElement).dataset.state])));
     expect(states).toMatchObject({ start: 'success', shard_c: 'failed', publish: 'upstream_failed' });
     await shot('graph');
+    await open('#/dags/etl_daily/graph');
+    expect(await page.getAttribute('g.node[data-task=full]', 'data-state')).toBe('skipped');
+    const day3 = 'manual__2026-01-03T02:00:00.000Z';
+    await page.selectOption('[data-testid=graph-run]', day3);
+    await page.waitForFunction((w) => document.getElementById('main')!.dataset.ready === w, `#/dags/etl_daily/graph?run=${encodeURIComponent(day3)}`);
+    expect(await page.getAttribute('g.node[data-task=full]', 'data-state')).toBe('success');
     const [run] = await h.rt.ports.store.listRuns('etl_daily', { limit: 1 });
     await open(`#/dags/etl_daily/runs/${encodeURIComponent(run.runId)}/gantt`);
+    await page.waitForSelector('[data-testid=gantt] .bar');
     expect(await page.locator('[data-testid=gantt] .bar').count()).toBe(6);
     await shot('gantt');
   });
