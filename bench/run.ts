@@ -20,7 +20,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui'>;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
   memoryOnly: boolean;
   dynamodbEndpoint?: string;
@@ -28,7 +28,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -85,6 +85,14 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     if (client && endpoint && opts.only.has('ha')) {
       say('HA');
       report.ha = await haBench({ runs: Math.round(100 * scale), dynamodb: client, ddbEndpoint: endpoint });
+    }
+    // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
+    if (opts.only.has('ui')) {
+      say('UI grid and graph');
+      const { uiBench, formatUiBench } = await import('./ui.js');
+      const ui = await uiBench({ runs: Math.round(100 * scale) || 10 });
+      (report as BenchReport & { ui?: unknown }).ui = ui;
+      say(formatUiBench(ui));
     }
   } finally {
     client?.destroy();

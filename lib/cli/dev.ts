@@ -11,6 +11,7 @@ import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { builtinSensors } from '../sensors/index.js';
 import { build, localDynamoStore, scheduleText, terminalLog } from './local.js';
 import { DEV_ANNOUNCE, startDevControl } from './dev-control.js';
+import { attachUi, type UiFlags } from './ui.js';
 import { eventLine } from './output.js';
 
 /** Calls `onChange` (one at a time, 300 ms after the last event) when a file under `dir` changes. */
@@ -35,6 +36,8 @@ export interface DevOptions {
   dynamodbEndpoint?: string;
   typecheck?: boolean;
   tickMs?: number;
+  /** Where the web UI and REST API listen (default 127.0.0.1:8080). */
+  ui?: UiFlags;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
   process.stdout.write(`airless dev: ${manifest.dags.length} DAGs from ${dir} (bundle ${version}; added ${changes.added.length}, updated ${changes.updated.length})\n`);
   for (const d of manifest.dags) process.stdout.write(`  ${d.dagId.padEnd(24)} ${scheduleText(d)}\n`);
   const control = await startDevControl(rt.ports, log, dir);
+  const ui = await attachUi(rt, o.ui ?? {});
   process.stdout.write(`control endpoint ${control.announcement.url} (token in ${DEV_ANNOUNCE}): airless trigger|runs|tasks|clear|pause|unpause|signal|logs ... --dev\n`);
   let current = version;
   const watcher = watchDags(dir, async () => {
@@ -88,6 +92,7 @@ export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
   } finally {
     watcher.close();
     await control.close();
+    await ui.close();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }

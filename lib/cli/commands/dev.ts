@@ -1,6 +1,7 @@
 import { cmdDev } from '../dev.js';
 import { COMMON, httpUrl } from '../options.js';
 import type { Command } from '../registry.js';
+import { UI_OPTIONS, uiFlags } from './ui.js';
 
 export const dev: Command = {
   words: ['dev'], args: [{ name: 'dir' }], group: 'local',
@@ -10,6 +11,7 @@ export const dev: Command = {
     'dynamodb-endpoint': { type: 'string', value: 'URL', help: 'keep state in the DynamoDB at URL', parse: httpUrl },
     concurrency: COMMON.concurrency,
     'no-typecheck': COMMON.noTypecheck,
+    ...UI_OPTIONS,
   },
-  run: ([dir], o) => cmdDev(dir, { dynamodbEndpoint: o['dynamodb-endpoint'], concurrency: o.concurrency, typecheck: !o['no-typecheck'] }),
+  run: ([dir], o) => cmdDev(dir, { dynamodbEndpoint: o['dynamodb-endpoint'], concurrency: o.concurrency, typecheck: !o['no-typecheck'], ui: uiFlags(o) }),
 };

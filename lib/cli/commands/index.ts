@@ -19,8 +19,9 @@ import { tasksTest } from './tasks-test.js';
 import { timerPump } from './timer-pump.js';
 import { trigger } from './trigger.js';
 import { unpause } from './unpause.js';
+import { ui } from './ui.js';
 
 export const COMMANDS: readonly Command[] = [
   init, build, dagsList, run, tasksTest, dev,
-  push, trigger, runs, tasks, logs, signal, pause, unpause, clear, timerPump,
+  push, trigger, runs, tasks, logs, signal, pause, unpause, clear, ui, timerPump,
 ];

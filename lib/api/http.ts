@@ -1,0 +1,128 @@
+/**
+ * HTTP plumbing of the API server: errors as problem JSON, JSON bodies, token auth
+ * (Bearer header, or a cookie set from `?token=` for the browser) and the cross-site
+ * request check on mutating requests.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * An error that becomes an HTTP response. The body is problem JSON (RFC 9457) whose
+ * `detail` is what Airflow 3's FastAPI errors carry, so clients of either version read it.
+ *
+ * @example
+ * throw new HttpError(404, 'dag_id: unknown DAG nope');
+ */
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly detail: string) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 500: 'Internal Server Error',
+};
+
+export function problem(res: ServerResponse, status: number, detail: string): void {
+  const body = JSON.stringify({ type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail });
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(value));
+}
+
+const MAX_BODY = 1 << 20;
+
+/** Reads a JSON object body (empty body = `{}`); anything else is a 4xx naming the problem. */
+export async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, `body: larger than ${MAX_BODY} bytes`);
+    chunks.push(c as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (!text) return {};
+  const type = req.headers['content-type'] ?? '';
+  if (type && !/^application\/(.+\+)?json\b/i.test(type)) throw new HttpError(415, `body: expected application/json, got ${type}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'body: malformed JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(422, 'body: expected a JSON object');
+  return value as Record<string, unknown>;
+}
+
+export const TOKEN_COOKIE = 'airless_token';
+/** Header the UI sends on every mutating request: a cross-site form or image cannot set it. */
+export const CSRF_HEADER = 'x-airless-csrf';
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+/**
+ * Checks the token. A Bearer header is enough for any request (a cross-site page cannot
+ * set it). A cookie authenticates too, but then a mutating request must also carry
+ * {@link CSRF_HEADER} (which forces a CORS preflight we never grant) and, when the
+ * browser sends an Origin, the same origin as the server.
+ */
+export function authenticate(req: IncomingMessage, token: string): void {
+  const auth = req.headers.authorization;
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(.+)$/i.exec(auth);
+    if (!m || !sameSecret(m[1].trim(), token)) throw new HttpError(401, 'Authorization: invalid bearer token');
+    return;
+  }
+  const c = cookieToken(req);
+  if (c === undefined) throw new HttpError(401, 'Authorization: missing (send "Authorization: Bearer <token>" or open the UI with ?token=<token>)');
+  if (!sameSecret(c, token)) throw new HttpError(401, `${TOKEN_COOKIE}: invalid token cookie`);
+  const method = req.method ?? 'GET';
+  if (method === 'GET' || method === 'HEAD') return;
+  if (req.headers[CSRF_HEADER] === undefined) throw new HttpError(403, `${CSRF_HEADER}: header required on ${method} requests authenticated by cookie`);
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== 'null') {
+    let host: string;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      throw new HttpError(403, `Origin: malformed (${origin})`);
+    }
+    if (host !== req.headers.host) throw new HttpError(403, `Origin: ${origin} is not this server`);
+  } else if (origin === 'null') {
+    throw new HttpError(403, 'Origin: null origin refused');
+  }
+}
+
+/** Sets the token cookie from `?token=` and redirects to the same path without it. */
+export function tokenLogin(req: IncomingMessage, res: ServerResponse, url: URL, token: string): boolean {
+  const given = url.searchParams.get('token');
+  if (given === null) return false;
+  if (!sameSecret(given, token)) throw new HttpError(401, 'token: invalid token');
+  url.searchParams.delete('token');
+  res.writeHead(303, {
+    location: `${url.pathname}${url.search}`,
+    'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+    'cache-control': 'no-store',
+  });
+  res.end();
+  return true;
+}

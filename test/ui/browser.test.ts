@@ -1,0 +1,165 @@
+/**
+ * The UI in real headless Chromium over an embedded runtime with example DAGs: the DAG
+ * list, the grid, the trigger form (the run turns green), clear, a try's log, pause,
+ * the graph and the Gantt. With AIRLESS_SCREENSHOTS=DIR each view is saved there
+ * (docs/screenshots for the README).
+ */
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import branching from '../../examples/dags/branching.js';
+import etl from '../../examples/dags/etl_daily.js';
+import fanOutIn from '../../examples/dags/fan_out_in.js';
+import hourly from '../../examples/dags/hourly_catchup.js';
+import { apiOverRuntime, TOKEN } from '../api/support.js';
+import { launchChromium } from './chromium.js';
+
+const SHOTS = process.env.AIRLESS_SCREENSHOTS;
+let h: Awaited<ReturnType<typeof apiOverRuntime>>;
+let browser: Browser;
+let page: Page;
+
+async function shot(name: string): Promise<void> {
+  if (!SHOTS) return;
+  await page.evaluate(() => { document.getElementById('flash')!.className = 'flash'; });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+/** Navigates within the page and waits until the view has rendered. */
+async function open(hash: string): Promise<void> {
+  const want = await page.evaluate((x) => { document.getElementById('main')!.dataset.ready = ''; location.hash = x; return location.hash; }, hash);
+  await page.waitForFunction((w) => document.getElementById('main')!.dataset.ready === w, want);
+}
+
+beforeAll(async () => {
+  h = await apiOverRuntime([etl, branching, fanOutIn, hourly]);
+  // Runs like `npm start`: a few days of etl_daily (one with conf full), one of each other DAG.
+  for (let d = 1; d <= 5; d++) {
+    const run = await h.rt.trigger('etl_daily', { logicalDate: Date.parse(`2026-01-0${d}T02:00:00Z`), conf: d === 3 ? { full: true } : {} });
+    await h.rt.runToCompletion('etl_daily', run.runId);
+  }
+  for (const dag of ['branching', 'fan_out_in', 'hourly_catchup']) {
+    const run = await h.rt.trigger(dag, { logicalDate: Date.parse('2026-01-01T00:00:00Z') });
+    await h.rt.runToCompletion(dag, run.runId);
+  }
+  browser = await launchChromium();
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+  await ctx.addInitScript(() => { (window as unknown as { __airlessPollMs: number }).__airlessPollMs = 150; });
+  page = await ctx.newPage();
+  page.on('pageerror', (err) => { throw err; });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.api.close();
+});
+
+describe('UI in Chromium', () => {
+  it('logs in from ?token= and lists the DAGs with recent runs', async () => {
+    await page.goto(`${h.api.url}/?token=${TOKEN}`);
+    expect(new URL(page.url()).search).toBe('');
+    await page.waitForSelector('[data-testid=dags] tr[data-dag]');
+    expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup']);
+    expect(await page.$$eval('tr[data-dag=etl_daily] .dot', (d) => d.length)).toBe(5);
+    await shot('dags');
+  });
+
+  it('shows the grid of runs × tasks in state colours, with tries', async () => {
+    await open('#/dags/etl_daily/grid');
+    await page.waitForSelector('[data-testid=grid] .row');
+    expect(await page.$$eval('.grid-head .run', (r) => r.length)).toBe(5);
+    const extract = page.locator('.row.task', { has: page.locator('.name', { hasText: /^extract$/ }) });
+    expect(await extract.locator('i').evaluateAll((cs) => cs.map((c) => [(c as HTMLElement).dataset.state, c.textContent]))).toEqual(Array(5).fill(['success', '2']));
+    expect(await page.locator('.row.task', { has: page.locator('.name', { hasText: /^delta$/ }) }).locator('i[data-state=skipped]').count()).toBe(1);
+    await shot('grid');
+  });
+
+  it('triggers etl_daily from the form built from its params and watches it turn green', async () => {
+    await open('#/dags/etl_daily/trigger');
+    await page.fill('input[name="param:region"]', '"us"');
+    await page.fill('input[name=logical_date]', '2026-01-09T02:00:00Z');
+    await page.click('[data-testid=trigger-submit]');
+    await page.waitForSelector('[data-testid=flash].ok');
+    expect(await page.textContent('[data-testid=flash]')).toMatch(/triggered manual__2026-01-09/);
+    const [run] = await h.rt.ports.store.listRuns('etl_daily', { limit: 1 });
+    expect(run.conf).toEqual({ region: 'us' });
+    await page.waitForSelector('[data-testid=grid] .grid-head .run:last-child:not([data-state=success])');
+    expect(await h.rt.runToCompletion('etl_daily', run.runId)).toBe('done');
+    await page.waitForSelector('[data-testid=grid] .grid-head .run:last-child[data-state=success]');
+    expect(await page.$$eval('.grid-head .run', (r) => r.length)).toBe(6);
+  });
+
+  it('opens a task instance: details, each try log, XCom and rendered fields', async () => {
+    const [run] = await h.rt.ports.store.listRuns('etl_daily', { limit: 1 });
+    await open(`#/dags/etl_daily/runs/${encodeURIComponent(run.runId)}/tasks/extract?try=1`);
+    expect(await page.textContent('[data-testid=log]')).toMatch(/source not ready yet/);
+    await open(`#/dags/etl_daily/runs/${encodeURIComponent(run.runId)}/tasks/extract`);
+    expect(await page.textContent('[data-testid=log]')).toMatch(/state running -> success/);
+    expect(await page.textContent('[data-testid=xcom]')).toMatch(/"rows":42/);
+    expect(await page.$$eval('.tries .try', (t) => t.map((x) => x.textContent))).toEqual(['try 1', 'try 2']);
+    await shot('task-instance');
+  });
+
+  it('clears a task with its downstream', async () => {
+    const [run] = await h.rt.ports.store.listRuns('etl_daily', { limit: 1 });
+    await open(`#/dags/etl_daily/runs/${encodeURIComponent(run.runId)}/tasks/load`);
+    await page.click('[data-testid=clear]');
+    await page.waitForSelector('[data-testid=flash].ok');
+    expect(await page.textContent('[data-testid=flash]')).toMatch(/cleared 4 task instance/);
+    expect((await h.rt.ports.store.getTask({ dagId: 'etl_daily', runId: run.runId, taskId: 'load' }))!.state).not.toBe('success');
+    expect(await h.rt.runToCompletion('etl_daily', run.runId)).toBe('done');
+    await page.waitForFunction(() => document.querySelector('[data-testid=ti-details] .badge')?.getAttribute('data-state') === 'success');
+  });
+
+  it('marks a failed task success and its downstream runs again', async () => {
+    const [run] = await h.rt.ports.store.listRuns('fan_out_in', { limit: 1 });
+    await open(`#/dags/fan_out_in/runs/${encodeURIComponent(run.runId)}/tasks/shard_c`);
+    await page.click('[data-testid=mark-success]');
+    await page.waitForFunction(() => /marked shard_c success/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
+    expect(await h.rt.runToCompletion('fan_out_in', run.runId)).toBe('done');
+    expect((await h.rt.ports.store.getTask({ dagId: 'fan_out_in', runId: run.runId, taskId: 'publish' }))!.state).toBe('success');
+    await page.click('[data-testid=mark-failed]');
+    await page.waitForFunction(() => /marked shard_c failed/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
+    expect(await h.rt.runToCompletion('fan_out_in', run.runId)).toBe('done');
+    expect((await h.rt.ports.store.getTask({ dagId: 'fan_out_in', runId: run.runId, taskId: 'publish' }))!.state).toBe('upstream_failed');
+  });
+
+  it('toggles pause from the DAG list', async () => {
+    await open('#/');
+    await page.click('[data-testid=pause-branching]');
+    await page.waitForSelector('[data-testid=flash].ok');
+    expect((await h.rt.ports.store.getDag('branching'))!.paused).toBe(true);
+    await page.click('[data-testid=pause-branching]');
+    await page.waitForFunction(() => /unpaused/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
+    expect((await h.rt.ports.store.getDag('branching'))!.paused).toBe(false);
+  });
+
+  it('sends a signal from the form', async () => {
+    await open('#/dags/etl_daily/signal');
+    await page.fill('input[name=key]', 'approve-2026-01-01');
+    await page.fill('input[name=payload]', '{"by":"ui"}');
+    await page.click('form.signal button');
+    await page.waitForFunction(() => /signal approve-2026-01-01 sent/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
+    expect(await page.textContent('[data-testid=flash]')).toMatch(/0 task\(s\) resumed/);
+    expect(await h.rt.ports.store.getSignal('approve-2026-01-01', h.clock.now())).toMatchObject({ payload: { by: 'ui' } });
+  });
+
+  it('draws the graph with the latest run states and the Gantt of a run', async () => {
+    await open('#/dags/fan_out_in/graph');
+    await page.waitForSelector('[data-testid=graph] g.node');
+    const states = await page.$$eval('g.node', (ns) => Object.fromEntries(ns.map((n) => [(n as SVGElement).dataset.task, (n as SVGElement).dataset.state])));
+    expect(states).toMatchObject({ start: 'success', shard_c: 'failed', publish: 'upstream_failed' });
+    await shot('graph');
+    await open('#/dags/etl_daily/graph');
+    expect(await page.getAttribute('g.node[data-task=full]', 'data-state')).toBe('skipped');
+    const day3 = 'manual__2026-01-03T02:00:00.000Z';
+    await page.selectOption('[data-testid=graph-run]', day3);
+    await page.waitForFunction((w) => document.getElementById('main')!.dataset.ready === w, `#/dags/etl_daily/graph?run=${encodeURIComponent(day3)}`);
+    expect(await page.getAttribute('g.node[data-task=full]', 'data-state')).toBe('success');
+    const [run] = await h.rt.ports.store.listRuns('etl_daily', { limit: 1 });
+    await open(`#/dags/etl_daily/runs/${encodeURIComponent(run.runId)}/gantt`);
+    await page.waitForSelector('[data-testid=gantt] .bar');
+    expect(await page.locator('[data-testid=gantt] .bar').count()).toBe(6);
+    await shot('gantt');
+  });
+});
