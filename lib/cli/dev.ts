@@ -58,7 +58,12 @@ export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
   process.stdout.write(`airless dev: ${manifest.dags.length} DAGs from ${dir} (bundle ${version}; added ${changes.added.length}, updated ${changes.updated.length})\n`);
   for (const d of manifest.dags) process.stdout.write(`  ${d.dagId.padEnd(24)} ${scheduleText(d)}\n`);
   const control = await startDevControl(rt.ports, log, dir);
-  const ui = await attachUi(rt, o.ui ?? {});
+  // A port in use must end the command, not leave the control endpoint holding the process.
+  const ui = await attachUi(rt, o.ui ?? {}).catch(async (e: unknown) => {
+    await control.close();
+    rt.stop();
+    throw e;
+  });
   process.stdout.write(`control endpoint ${control.announcement.url} (token in ${DEV_ANNOUNCE}): airless trigger|runs|tasks|clear|pause|unpause|signal|logs ... --dev\n`);
   let current = version;
   const watcher = watchDags(dir, async () => {

@@ -1,4 +1,4 @@
-import type { Command, OptionSpec } from '../registry.js';
+import { OptionError, type Command, type OptionSpec } from '../registry.js';
 import { wholeNumber } from '../options.js';
 import { checked } from './stack.js';
 import type { UiFlags } from '../ui.js';
@@ -7,8 +7,13 @@ import type { UiFlags } from '../ui.js';
 export const UI_OPTIONS: Record<string, OptionSpec> = {
   port: { type: 'string', value: 'N', help: 'port of the web UI and REST API (default 8080; 0 picks a free one)', parse: checked(wholeNumber(0, 65535)) },
   host: { type: 'string', value: 'HOST', help: 'address to bind (default 127.0.0.1; anything else exposes the API beyond this machine)' },
-  token: { type: 'string', value: 'T', help: 'API token (default AIRLESS_API_TOKEN, else a random one printed at start)' },
+  token: { type: 'string', value: 'T', help: 'API token (default AIRLESS_API_TOKEN, else a random one printed at start)', parse: checked(tokenText) },
 };
+
+function tokenText(text: string): string {
+  if (text.length < 8) throw new OptionError('must be at least 8 characters');
+  return text;
+}
 
 export function uiFlags(o: Record<string, unknown>): UiFlags {
   return { port: o.port as string | undefined, host: o.host as string | undefined, token: o.token as string | undefined };
