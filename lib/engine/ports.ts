@@ -34,9 +34,13 @@ export interface TaskExpect {
   owner?: string;
 }
 
-/** Fields a task write sets; `null` removes the attribute. */
+/**
+ * Fields a task write sets; `null` removes the attribute. Upstream outcomes are not a
+ * field: stores keep one attribute per upstream, written by `recordUpstream` and removed
+ * by `clearTask` only.
+ */
 export type TaskPatch = {
-  [K in keyof Omit<TaskInstance, 'dagId' | 'runId' | 'taskId'>]?: TaskInstance[K] | null;
+  [K in keyof Omit<TaskInstance, 'dagId' | 'runId' | 'taskId' | 'upstream'>]?: TaskInstance[K] | null;
 };
 
 export type RunPatch = {
@@ -100,6 +104,12 @@ export interface Store {
    * writer sees the write that makes the trigger rule decidable.
    */
   recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: TaskInstance['upstream'][string]): Promise<TaskInstance>;
+  /**
+   * Clear (`airflow tasks clear`): a compare-and-set like `updateTask` that also forgets the
+   * recorded outcomes of the given upstream tasks (they are cleared too and will report
+   * again), in the same atomic write.
+   */
+  clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>>;
   /** Non-terminal task instances with `dueAt <= now`, oldest first. */
   listDueTasks(now: number, limit: number): Promise<TaskInstance[]>;
   /** Removes all task instances of a run (used by clear of a whole run). */

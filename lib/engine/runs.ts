@@ -193,15 +193,16 @@ export async function clearTasks(
   const cleared: string[] = [];
   for (const ti of await p.store.listTasks(dagId, runId)) {
     if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;
-    const upstream = Object.fromEntries(Object.entries(ti.upstream).filter(([u]) => !set.has(u)));
-    const r = await p.store.updateTask(
+    const forget = Object.keys(ti.upstream).filter((u) => set.has(u));
+    const r = await p.store.clearTask(
       ti,
       { state: ti.state, tryNumber: ti.tryNumber },
       {
-        state: 'scheduled', upstream, tryBase: ti.tryNumber, error: null, startedAt: null, endedAt: null,
+        state: 'scheduled', tryBase: ti.tryNumber, error: null, startedAt: null, endedAt: null,
         ready: null, nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null,
         sensorStartedAt: null, pokeCount: null, owner: null, dueAt: null, expiresAt: null,
       },
+      forget,
     );
     if (r.ok) cleared.push(ti.taskId);
   }

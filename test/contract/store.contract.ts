@@ -149,6 +149,19 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.getTask(k)).toEqual(second);
       });
 
+      it('clearTask is a compare-and-set that forgets the named upstream outcomes and keeps the others', async () => {
+        await store.recordUpstream(k, 'a', 'success');
+        await store.recordUpstream(k, 'b', 'failed');
+        await store.updateTask(k, { state: 'scheduled' }, { state: 'upstream_failed', endedAt: T0 });
+        const lost = await store.clearTask(k, { state: 'success' }, { state: 'scheduled' }, ['a']);
+        expect(lost).toMatchObject({ ok: false, current: { state: 'upstream_failed', upstream: { a: 'success', b: 'failed' } } });
+        const r = await store.clearTask(k, { state: 'upstream_failed', tryNumber: 0 }, { state: 'scheduled', endedAt: null }, ['a']);
+        expect(r).toEqual({ ok: true, item: task('d', 'r', 't', { upstream: { b: 'failed' } }) });
+        expect(await store.getTask(k)).toEqual(task('d', 'r', 't', { upstream: { b: 'failed' } }));
+        // Recorded again after the clear, the outcome is the new one.
+        expect((await store.recordUpstream(k, 'a', 'skipped')).upstream).toEqual({ a: 'skipped', b: 'failed' });
+      });
+
       it('lets exactly one of two concurrent upstream writers observe both outcomes (50 races)', async () => {
         for (let i = 0; i < 50; i++) {
           const key = { dagId: 'd', runId: 'race', taskId: `t${i}` };

@@ -124,6 +124,23 @@ describe('clear and re-run', () => {
     expect((await rt.ports.store.getRun('cl2', first.run.runId))!.state).toBe('success');
   });
 
+  it('after clearing a of a -> b, b waits for the new a (upstream outcomes of cleared tasks are forgotten)', async () => {
+    const log: string[] = [];
+    let aRuns = 0;
+    const d = dag('cl4', {}, ({ task }) => {
+      task('a', async () => { log.push(`a${++aRuns}:start`); await new Promise((r) => setImmediate(r)); log.push(`a${aRuns}:end`); })
+        .before(task('b', () => { log.push('b'); }));
+    });
+    const { rt } = await makeRuntime([d]);
+    const first = await runOnce(rt, 'cl4');
+    expect(first.states).toEqual({ a: 'success', b: 'success' });
+    expect(await clearTasks(rt.ports, 'cl4', first.run.runId, ['a'])).toEqual(expect.arrayContaining(['a', 'b']));
+    const b = (await rt.ports.store.getTask({ dagId: 'cl4', runId: first.run.runId, taskId: 'b' }))!;
+    expect(b).toMatchObject({ state: 'scheduled', upstream: {} });
+    await rt.runToCompletion('cl4', first.run.runId);
+    expect(log).toEqual(['a1:start', 'a1:end', 'b', 'a2:start', 'a2:end', 'b']);
+  });
+
   it('clearing a successful task without downstream re-runs only it', async () => {
     const ran: string[] = [];
     const d = dag('cl3', {}, ({ task }) => {

@@ -264,7 +264,12 @@ export class DynamoStore implements Store {
   }
 
   async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>> {
+    return this.writeTask(key, expect, patch, slot, []);
+  }
+
+  private async writeTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot: SlotChange | undefined, forget: readonly string[]): Promise<Cas<TaskInstance>> {
     if (patch.state != null) parseTaskState(patch.state);
+    if ('upstream' in patch) throw new Error('upstream outcomes are written by recordUpstream and cleared by clearTask, not patched');
     const x = new Expr();
     const cond = and(
       exists(x, 'runKey'),
@@ -275,10 +280,15 @@ export class DynamoStore implements Store {
     // A terminal task leaves the due index: its dueAt goes, whatever the patch says.
     const terminal = patch.state != null && isTerminal(patch.state);
     await this.patchInto(x, terminal ? { ...patch, dueAt: null } : patch);
+    for (const u of forget) x.remove(UPSTREAM_PREFIX + u);
     const decode = (i: Item) => this.decodeTask(i);
     if (!slot) return casUpdate(this.r, this.t.tasks, this.taskKey(key), x, cond, decode);
     const counter = counterUpdate(this.t.runs, { dagId: { S: key.dagId }, runId: { S: key.runId } }, 'dagId', 'activeTasks', slot);
     return casWithSlot(this.r, { table: this.t.tasks, key: this.taskKey(key), x, cond }, counter, slot, decode, () => this.updateTask(key, expect, patch));
+  }
+
+  async clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>> {
+    return this.writeTask(key, expect, patch, undefined, forgetUpstream);
   }
 
   async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {

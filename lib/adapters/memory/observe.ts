@@ -54,6 +54,11 @@ export function observeStore(store: Store, onEvent: (e: StateEvent) => void): St
     if (r.ok && patch.state) onEvent({ type: 'task', ti: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as TaskInstance['state']) });
     return r;
   };
+  wrapped.clearTask = async (key, expect, patch, forget) => {
+    const r = await store.clearTask(key, expect, patch, forget);
+    if (r.ok) onEvent({ type: 'task', ti: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as TaskInstance['state']) });
+    return r;
+  };
   // Tasks created already decided (queued, skipped) are state changes too.
   wrapped.putTask = async (ti) => {
     const r = await store.putTask(ti);

@@ -269,6 +269,17 @@ export class MemoryStore implements Store {
     return { ok: true, item: cloneTask(next) };
   }
 
+  async clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>> {
+    const r = await this.updateTask(key, expect, patch);
+    if (!r.ok) return r;
+    const t = this.findTask(key)!;
+    const upstream = { ...t.upstream };
+    for (const u of forgetUpstream) delete upstream[u];
+    const next = { ...t, upstream };
+    this.tasks.get(runKey(key.dagId, key.runId))!.set(key.taskId, next);
+    return { ok: true, item: cloneTask(next) };
+  }
+
   async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {
     let t = this.findTask(key);
     if (!t) {

@@ -1,0 +1,34 @@
+/**
+ * The store an engine suite runs on, chosen by its vitest project: `AIRLESS_TEST_STORE`
+ * is `memory` (the default) or `dynamodb` (DynamoDB Local, started once by
+ * test/setup/global.ts; each store gets fresh tables, which DynamoDB Local creates in a
+ * few milliseconds).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inject } from 'vitest';
+import { MemoryBlobStore } from '../../lib/adapters/aws/blob.js';
+import { createTables } from '../../lib/adapters/aws/dynamo-schema.js';
+import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
+import { MemoryStore } from '../../lib/adapters/memory/store.js';
+import type { Store } from '../../lib/engine/index.js';
+import { LOCAL_AWS } from '../../local/dynamodb-local.js';
+
+export type TestStoreKind = 'memory' | 'dynamodb';
+
+/** The store kind of this vitest project. */
+export const STORE_KIND: TestStoreKind = process.env.AIRLESS_TEST_STORE === 'dynamodb' ? 'dynamodb' : 'memory';
+export const onDynamo = STORE_KIND === 'dynamodb';
+
+let client: DynamoDBClient | undefined;
+let n = 0;
+
+/** A fresh, empty store of this project's kind. */
+export async function testStore(): Promise<Store> {
+  if (!onDynamo) return new MemoryStore();
+  const endpoint = inject('dynamodbEndpoint');
+  if (!endpoint) throw new Error('AIRLESS_TEST_STORE=dynamodb but DynamoDB Local is not running (no Java or jar)');
+  client ??= new DynamoDBClient({ endpoint, ...LOCAL_AWS });
+  const tablePrefix = `e${process.pid}-${n++}-`;
+  await createTables(client, tablePrefix);
+  return new DynamoStore({ client, tablePrefix, blobs: new MemoryBlobStore() });
+}
