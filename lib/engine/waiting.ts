@@ -163,7 +163,7 @@ export async function resumeDeferred(
     const r = await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, {
       state: 'success', ...ended(p),
     });
-    if (!r.ok) return false;
+    if (!r.ok) return void p.metrics.count('LostRaces'), false;
     p.metrics.count('TriggersFired');
     await afterTerminal(p, rc, ti.taskId, 'success');
     return true;
@@ -172,7 +172,7 @@ export async function resumeDeferred(
   const r = await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, {
     triggerEvent: withEvent.triggerEvent,
   });
-  if (!r.ok) return false;
+  if (!r.ok) return void p.metrics.count('LostRaces'), false;
   if (!(await queueTask(p, rc, r.item))) return false;
   p.metrics.count('TriggersFired');
   if (ti.trigger && 'event' in ti.trigger) await p.store.deleteTrigger(taskKeyString(ti));

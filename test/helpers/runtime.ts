@@ -8,7 +8,7 @@ import type { Store, TaskInstance } from '../../lib/engine/index.js';
 import type { DagDefinition, SensorDefinition } from '../../lib/sdk/types.js';
 import { InlineBundleSource } from '../../local/inline-bundles.js';
 import { EmbeddedRuntime, type RuntimeOptions } from '../../local/runtime.js';
-import { testStore } from './stores.js';
+import { holdClockDuringCalls, onDynamo, testStore } from './stores.js';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -24,7 +24,8 @@ export async function makeRuntime(
 ) {
   const clock = new VirtualClock(opts.start ?? T0);
   const bundles = new InlineBundleSource(dags, opts.sensorDefs ?? []);
-  const base = opts.store ?? (await testStore());
+  const fresh = opts.store ?? (await testStore());
+  const base = onDynamo ? holdClockDuringCalls(fresh, clock) : fresh;
   const store = opts.wrapStore ? opts.wrapStore(base) : base;
   const rt = new EmbeddedRuntime({ schedules: false, ...opts, store, bundles, clock });
   await rt.register(bundles.version);
