@@ -5,7 +5,8 @@
  */
 import { specFor, type RunCtx } from './dag-index.js';
 import { formatDuration } from './duration.js';
-import { afterTerminal, ended } from './follow.js';
+import { afterTerminal } from './follow.js';
+import { annotate, transition } from './transition.js';
 import type { TaskInstance, TaskSpec, TriggerRecord } from './model.js';
 import { taskKeyString } from './model.js';
 import type { LoadedBundle, Ports, SensorPoke } from './ports.js';
@@ -77,9 +78,7 @@ export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstan
   let wait = s.pokeIntervalMs;
   if (s.exponentialBackoff) wait = Math.min(s.pokeIntervalMs * 2 ** Math.min(n - 1, 30), s.maxPokeIntervalMs ?? 24 * 3600_000);
   wait = Math.min(wait, started + s.timeoutMs - now);
-  await p.store.updateTask(ti, { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, {
-    pokeCount: n, sensorStartedAt: started, error: r.error ?? null,
-  });
+  await annotate(p, ti, { pokeCount: n, sensorStartedAt: started, error: r.error ?? null });
   return { kind: 'deferred', request: { __airless: 'defer', trigger: { after: wait }, resume: '__poke' } };
 }
 
@@ -170,11 +169,13 @@ async function settleSensor(p: Ports, t: TriggerRecord): Promise<boolean> {
     if (!ti || ti.state !== 'scheduled') await p.store.deleteTrigger(t.id);
     return false;
   }
-  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state: 'success', ...ended(p) });
+  const run = await p.store.getRun(t.dagId, t.runId);
+  if (!run) return false;
+  const rc = { run, spec: await specFor(p, run) };
+  const r = await transition(p, rc, ti, 'success');
   if (!r.ok) return false;
   await p.store.deleteTrigger(t.id);
-  const run = await p.store.getRun(t.dagId, t.runId);
-  if (run) await afterTerminal(p, { run, spec: await specFor(p, run) }, t.taskId, 'success');
+  await afterTerminal(p, rc, t.taskId, 'success');
   return true;
 }
 
@@ -184,7 +185,7 @@ export async function timeoutSensor(p: Ports, rc: RunCtx, ti: TaskInstance, t: T
   const s = t.sensor!;
   const error = `sensor timed out after ${formatDuration(s.timeoutMs)}${trig?.lastError ? `; last error: ${trig.lastError}` : ''}`;
   const state = s.softFail ? 'skipped' : 'failed';
-  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state, error, ...ended(p) });
+  const r = await transition(p, rc, ti, state, { error });
   if (!r.ok) return;
   await p.store.deleteTrigger(taskKeyString(ti));
   await afterTerminal(p, rc, ti.taskId, state);

@@ -8,6 +8,7 @@ import { taskSpec, type RunCtx } from './dag-index.js';
 import type { TaskInstance } from './model.js';
 import type { EngineConfig, Ports } from './ports.js';
 import { failTry } from './worker-finish.js';
+import { annotate } from './transition.js';
 
 /**
  * When reconcile should next look at a queued or running try: a queued try's message is
@@ -28,7 +29,7 @@ export async function requeueIfLost(p: Ports, ti: TaskInstance): Promise<boolean
   if (now < (recoveryDueAt(ti, p.config) ?? Number.POSITIVE_INFINITY)) return false;
   // Concurrent reconcilers may both pass this write and both send: a duplicate message
   // loses its claim, so that is harmless (and rare).
-  const r = await p.store.updateTask(ti, { state: 'queued', tryNumber: ti.tryNumber }, { requeuedAt: now, requeues: n + 1, dueAt: null });
+  const r = await annotate(p, ti, { requeuedAt: now, requeues: n + 1, dueAt: null });
   if (!r.ok) return false;
   p.metrics.count('Requeued');
   await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber }]);
@@ -39,6 +40,5 @@ export async function requeueIfLost(p: Ports, ti: TaskInstance): Promise<boolean
 export async function expireLease(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
   if ((ti.leaseUntil ?? Number.POSITIVE_INFINITY) > p.clock.now()) return false;
   p.metrics.count('ExpiredLeases');
-  return failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)',
-    { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, false);
+  return failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)', false);
 }

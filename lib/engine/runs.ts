@@ -5,6 +5,7 @@
 import { loadRunCtx, specFor, type RunCtx } from './dag-index.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { advanceRun, keyOf } from './follow.js';
+import { transition } from './transition.js';
 import type { DagRecord, DagRun, DagSpec, Manifest, RunType } from './model.js';
 import type { Cas, Ports } from './ports.js';
 import { isRunTerminal, isTerminal } from './states.js';
@@ -193,17 +194,8 @@ export async function clearTasks(
   const cleared: string[] = [];
   for (const ti of await p.store.listTasks(dagId, runId)) {
     if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;
-    const forget = Object.keys(ti.upstream).filter((u) => set.has(u));
-    const r = await p.store.clearTask(
-      ti,
-      { state: ti.state, tryNumber: ti.tryNumber },
-      {
-        state: 'scheduled', tryBase: ti.tryNumber, error: null, startedAt: null, endedAt: null,
-        ready: null, nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null,
-        sensorStartedAt: null, pokeCount: null, owner: null, dueAt: null, expiresAt: null,
-      },
-      forget,
-    );
+    const forgetUpstream = Object.keys(ti.upstream).filter((u) => set.has(u));
+    const r = await transition(p, rc, ti, 'scheduled', {}, { forgetUpstream });
     if (r.ok) cleared.push(ti.taskId);
   }
   await reopenRun(p, rc);

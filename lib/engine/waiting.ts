@@ -6,7 +6,8 @@
 import type { DeferRequest } from './context.js';
 import { specFor, taskSpec, type RunCtx } from './dag-index.js';
 import { parseDuration } from './duration.js';
-import { afterTerminal, ended, keyOf, queueTask, slotFor } from './follow.js';
+import { afterTerminal, holdsSlots, keyOf, queueTask, wakeReady } from './follow.js';
+import { annotate, newToken, transition } from './transition.js';
 import { canonicalJson, sha256Hex } from './hash.js';
 import type { SignalRecord, TaskInstance, TaskSpec, TriggerSpec } from './model.js';
 import { taskKeyString } from './model.js';
@@ -21,12 +22,7 @@ export const TIMER_GRACE_MS = 2 * 60_000;
 /** How often reconcile re-checks a task waiting on an event (a missed signal). */
 export const EVENT_RECHECK_MS = 60_000;
 
-let seq = 0;
-/** A claim token unique in this process (the worker id makes it unique across processes). */
-export function newToken(p: Ports): string {
-  seq += 1;
-  return `${p.workerId ?? 'w'}-${p.clock.now().toString(36)}-${seq}`;
-}
+export { newToken };
 
 export function varsFor(rc: RunCtx, taskId: string) {
   return templateVars({
@@ -67,11 +63,10 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
   if (s.type === 'time') {
     const fireAt = fireTime(pokeContext as { after?: string; at?: string }, now);
     const token = newToken(p);
-    const r = await p.store.updateTask(ti, { state: 'scheduled', tryNumber: ti.tryNumber }, {
-      state: 'deferred', tryNumber, owner: token, nextMethod: '__time_sensor', trigger: { at: fireAt },
-      sensorStartedAt, queuedAt: now, startedAt: now, dueAt: fireAt + p.config.timerGraceMs, ready: null,
+    const r = await transition(p, rc, ti, 'deferred', {
+      owner: token, nextMethod: '__time_sensor', trigger: { at: fireAt }, sensorStartedAt, dueAt: fireAt + p.config.timerGraceMs,
     });
-    if (!r.ok) return void p.metrics.count('LostRaces');
+    if (!r.ok) return;
     p.metrics.count('TasksDeferred');
     await armTimer(p, r.item, fireAt, token);
     return;
@@ -91,10 +86,8 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
     await p.store.deleteTrigger(reg.id);
     await p.store.putTrigger(reg);
   }
-  const r = await p.store.updateTask(ti, { state: 'scheduled', tryNumber: ti.tryNumber }, {
-    state: 'sensing', tryNumber, sensorStartedAt, queuedAt: now, startedAt: now, dueAt: timeoutAt, ready: null,
-  });
-  if (!r.ok) return void p.metrics.count('LostRaces');
+  const r = await transition(p, rc, ti, 'sensing', { sensorStartedAt, dueAt: timeoutAt });
+  if (!r.ok) return;
   p.metrics.count('SensorsRegistered');
 }
 
@@ -119,15 +112,9 @@ export async function deferTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInsta
     dueAt = fireAt + p.config.timerGraceMs;
   }
   if (timeoutAt !== undefined) dueAt = Math.min(dueAt, timeoutAt);
-  const r = await p.store.updateTask(
-    ti,
-    { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner },
-    {
-      state: 'deferred', nextMethod: req.resume ?? 'execute', nextKwargs: req.kwargs ?? {}, trigger,
-      deferTimeoutAt: timeoutAt ?? null, dueAt, leaseUntil: null, triggerEvent: null,
-    },
-    slotFor(rc, -1),
-  );
+  const r = await transition(p, rc, ti, 'deferred', {
+    nextMethod: req.resume ?? 'execute', nextKwargs: req.kwargs ?? {}, trigger, deferTimeoutAt: timeoutAt ?? null, dueAt,
+  });
   if (!r.ok) return false;
   p.metrics.count('TasksDeferred');
   if ('at' in trigger) {
@@ -160,19 +147,15 @@ export async function resumeDeferred(
   if (ti.state !== 'deferred') return false;
   const now = p.clock.now();
   if (ti.nextMethod === '__time_sensor') {
-    const r = await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, {
-      state: 'success', ...ended(p),
-    });
-    if (!r.ok) return void p.metrics.count('LostRaces'), false;
+    const r = await transition(p, rc, ti, 'success');
+    if (!r.ok) return false;
     p.metrics.count('TriggersFired');
     await afterTerminal(p, rc, ti.taskId, 'success');
     return true;
   }
   const withEvent: TaskInstance = { ...ti, triggerEvent: { payload: event.payload, firedAt: now, key: event.key } };
-  const r = await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, {
-    triggerEvent: withEvent.triggerEvent,
-  });
-  if (!r.ok) return void p.metrics.count('LostRaces'), false;
+  const r = await annotate(p, ti, { triggerEvent: withEvent.triggerEvent });
+  if (!r.ok) return false;
   if (!(await queueTask(p, rc, r.item))) return false;
   p.metrics.count('TriggersFired');
   if (ti.trigger && 'event' in ti.trigger) await p.store.deleteTrigger(taskKeyString(ti));
@@ -218,8 +201,7 @@ export async function reviewDeferred(p: Ports, rc: RunCtx, ti: TaskInstance): Pr
   const now = p.clock.now();
   const t = taskSpec(rc.spec, ti.taskId);
   if (ti.deferTimeoutAt !== undefined && ti.deferTimeoutAt <= now) {
-    const expect = { state: 'deferred' as const, tryNumber: ti.tryNumber, owner: ti.owner };
-    await failTry(p, rc, t, ti, `deferral timed out waiting for ${describeTrigger(ti)}`, expect, false);
+    await failTry(p, rc, t, ti, `deferral timed out waiting for ${describeTrigger(ti)}`, false);
     if (ti.trigger && 'event' in ti.trigger) await p.store.deleteTrigger(taskKeyString(ti));
     return;
   }
@@ -236,7 +218,7 @@ export async function reviewDeferred(p: Ports, rc: RunCtx, ti: TaskInstance): Pr
     }
   }
   const next = Math.min(now + EVENT_RECHECK_MS, ti.deferTimeoutAt ?? Number.POSITIVE_INFINITY);
-  await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, { dueAt: next });
+  await annotate(p, ti, { dueAt: next });
 }
 
 function describeTrigger(ti: TaskInstance): string {

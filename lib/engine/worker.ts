@@ -18,7 +18,8 @@ import { keyOf } from './follow.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { LoadedBundle, Ports, TaskMessage } from './ports.js';
 import { RunningTaskContext } from './task-context.js';
-import { newToken, varsFor } from './waiting.js';
+import { varsFor } from './waiting.js';
+import { transition } from './transition.js';
 import { finishTask, type Outcome } from './worker-finish.js';
 import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
@@ -44,17 +45,9 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   }
   const t = taskSpec(rc.spec, msg.taskId);
   const now = p.clock.now();
-  const lease = (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
-  const owner = newToken(p);
-  const claim = await p.store.updateTask(
-    msg,
-    { state: 'queued', tryNumber: msg.tryNumber },
-    { state: 'running', owner, startedAt: now, leaseUntil: now + lease },
-  );
-  if (!claim.ok) {
-    p.metrics.count('LostRaces');
-    return 'lost';
-  }
+  // The claim: `queued → running` for exactly this try (a duplicate delivery loses it).
+  const claim = await transition(p, rc, { ...msg, state: 'queued', upstream: {} }, 'running');
+  if (!claim.ok) return 'lost';
   let ti = claim.item;
   if (ti.queuedAt !== undefined) p.metrics.timing('SchedulingLagMs', now - ti.queuedAt);
   let task = t;
