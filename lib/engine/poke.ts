@@ -58,6 +58,8 @@ export async function timedPoke(p: Ports, poke: SensorPoke, pc: Record<string, u
 }
 
 const POKE_SETTLED = 'poke settled';
+/** How long a poke claim (`p:<hashcode>`) is kept: far beyond any cycle that may still run. */
+const POKE_CLAIM_RETENTION_MS = 24 * 3600_000;
 
 /** Reschedule mode: one poke by the worker, then success, timeout, or a deferral until the next poke. */
 export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, bundle: LoadedBundle): Promise<Outcome> {
@@ -129,7 +131,8 @@ export async function pokeShard(
   for (const t of triggers) if ((t.nextPokeAt ?? 0) > now) later(t.nextPokeAt!);
   await pool(due, p.config.pokeConcurrency, async (group) => {
     const first = group[0];
-    if (!(await p.store.claimPoke(first.hashcode!, opts.cycle))) {
+    // The claim only has to outlive the cycle: it expires a day later (DynamoDB TTL).
+    if (!(await p.store.claimPoke(first.hashcode!, opts.cycle, Math.ceil((now + POKE_CLAIM_RETENTION_MS) / 1000)))) {
       later(now + p.config.pokeTimeoutMs);
       return;
     }

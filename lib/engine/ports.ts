@@ -129,9 +129,10 @@ export interface Store {
   listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]>;
   /**
    * Claims poke cycle `cycle` of target `hashcode`: true for exactly one caller per
-   * (hashcode, cycle), however many pokers race.
+   * (hashcode, cycle), however many pokers race. `expiresAtSec` (epoch seconds) lets the
+   * claim record expire (DynamoDB TTL) once no poker can still be in that cycle.
    */
-  claimPoke(hashcode: string, cycle: number): Promise<boolean>;
+  claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean>;
 
   // XCom
   /** `expiresAt` (epoch seconds) lets the item expire with its run (DynamoDB TTL). */
@@ -163,9 +164,9 @@ export interface FireMessage {
   runId: string;
   taskId: string;
   tryNumber: number;
-  /** Why: a deferral trigger, a retry delay ending, a sensor timeout, a reschedule poke. */
-  reason: 'trigger' | 'retry' | 'timeout' | 'poke';
-  /** Claim token of the try segment that deferred: a stale fire cannot resume a later deferral. */
+  /** Why: a deferral's trigger fired (a timer, a reschedule poke), or a retry delay ended. */
+  reason: 'trigger' | 'retry';
+  /** Claim token of the try segment that deferred (required with `trigger`): a stale fire cannot resume a later deferral. */
   token?: string;
   payload?: unknown;
 }

@@ -9,7 +9,8 @@ import { TRIGGER_RULES, type DagSpec, type TaskSpec } from './model.js';
 import { assertTimezone, parseSchedule } from './timetable.js';
 
 /** Ids of DAGs and tasks. */
-export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/;
+/** DAG and task ids: Airflow's `validate_key` (airflow/utils/helpers.py): word characters, `.` and `-`, at most 250. */
+export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,250}$/;
 
 /** Sensor types the engine implements. */
 export const BUILTIN_SENSOR_TYPES: readonly string[] = ['file', 's3_key', 'http', 'external_task', 'time'];
@@ -30,7 +31,7 @@ export interface ValidateOptions {
  */
 export function idProblem(kind: 'dag' | 'task', id: unknown): string | undefined {
   if (typeof id === 'string' && ID_PATTERN.test(id)) return undefined;
-  return `invalid ${kind} id ${JSON.stringify(id)}: use 1-200 characters from A-Z a-z 0-9 _ . -`;
+  return `invalid ${kind} id ${JSON.stringify(id)}: use 1-250 characters from A-Z a-z 0-9 _ . -`;
 }
 
 /**

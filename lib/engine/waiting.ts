@@ -170,7 +170,7 @@ export async function handleFire(p: Ports, rc: RunCtx, msg: FireMessage): Promis
     if (ti.state === 'up_for_retry') await queueTask(p, rc, ti);
     return;
   }
-  if (ti.state !== 'deferred' || (msg.token && ti.owner !== msg.token)) return void p.metrics.count('StaleFires');
+  if (ti.state !== 'deferred' || msg.token === undefined || ti.owner !== msg.token) return void p.metrics.count('StaleFires');
   await resumeDeferred(p, rc, ti, { payload: msg.payload, reason: msg.reason });
 }
 

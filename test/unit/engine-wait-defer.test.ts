@@ -3,6 +3,7 @@
  * deferral timeouts, duplicate and stale fires, and a timer lost in a crash.
  */
 import { describe, expect, it } from 'vitest';
+import { handleMessage } from '../../lib/engine/index.js';
 import type { FireMessage, QueueMessage } from '../../lib/engine/ports.js';
 import { TIMER_GRACE_MS } from '../../lib/engine/waiting.js';
 import { dag } from '../../lib/sdk/index.js';
@@ -159,6 +160,24 @@ describe('deferral', () => {
     expect((at.step3 - T0) / MIN).toBe(20);
     expect(made.rt.metrics.get('StaleFires')).toBe(1);
     expect(made.rt.metrics.get('TriggersFired')).toBe(2);
+  });
+});
+
+describe('fire messages', () => {
+  it('a resume needs the claim token of its deferral: without one it is malformed, with another it is stale', async () => {
+    const d = dag('tok', {}, ({ task }) => {
+      task('t', { execute: (ctx) => ctx.defer({ trigger: { after: '10m' }, resume: 'done' }), done: () => 'ok' });
+    });
+    const { rt } = await makeRuntime([d]);
+    const run = await rt.trigger('tok');
+    await rt.runUntil(async () => (await rt.ports.store.getTask({ dagId: 'tok', runId: run.runId, taskId: 't' }))?.state === 'deferred');
+    const fire = { kind: 'fire', dagId: 'tok', runId: run.runId, taskId: 't', tryNumber: 1, reason: 'trigger' } as const;
+    await expect(handleMessage(rt.ports, fire)).rejects.toThrow(/reason "trigger" needs field "token"/);
+    await handleMessage(rt.ports, { ...fire, token: 'forged' });
+    expect(rt.metrics.get('StaleFires')).toBe(1);
+    expect((await rt.ports.store.getTask({ dagId: 'tok', runId: run.runId, taskId: 't' }))!.state).toBe('deferred');
+    expect(await rt.runToCompletion('tok', run.runId)).toBe('done');
+    expect((await rt.ports.store.getTask({ dagId: 'tok', runId: run.runId, taskId: 't' }))!.state).toBe('success');
   });
 });
 

@@ -383,10 +383,11 @@ export class DynamoStore implements Store {
     return out.sort((a, b) => a.timeoutAt! - b.timeoutAt! || (a.id < b.id ? -1 : 1)).slice(0, limit);
   }
 
-  async claimPoke(hashcode: string, cycle: number): Promise<boolean> {
+  async claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean> {
     const x = new Expr();
     const cond = below(x, 'cycle', cycle);
     x.set('cycle', { N: String(cycle) });
+    if (expiresAtSec !== undefined) x.set('ttl', { N: String(Math.ceil(expiresAtSec)) });
     try {
       await this.r.send(
         new UpdateItemCommand({ TableName: this.t.kv, Key: { pk: { S: `p:${hashcode}` } }, UpdateExpression: x.update(), ConditionExpression: cond, ...x.params(), ...NO_RETURN }),

@@ -397,7 +397,7 @@ export class MemoryStore implements Store {
       .map(cloneTrigger);
   }
 
-  async claimPoke(hashcode: string, cycle: number): Promise<boolean> {
+  async claimPoke(hashcode: string, cycle: number, _expiresAtSec?: number): Promise<boolean> {
     const last = this.pokeClaims.get(hashcode);
     if (last !== undefined && cycle <= last) return false;
     this.pokeClaims.set(hashcode, cycle);
