@@ -22,6 +22,7 @@ export default defineConfig({
     projects: [
       {
         ...shared,
+        extends: true,
         test: {
           name: 'memory',
           include: ['test/**/*.test.ts'],
@@ -30,6 +31,7 @@ export default defineConfig({
       },
       {
         ...shared,
+        extends: true,
         test: {
           name: 'dynamodb',
           include: ENGINE_SUITES,

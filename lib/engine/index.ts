@@ -8,6 +8,7 @@ export * from './states.js';
 export * from './errors.js';
 export type * from './context.js';
 export { handleMessage } from './dispatch.js';
+export { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from './messages.js';
 export { handleTask } from './worker.js';
 export { reconcile, type ReconcileReport } from './reconcile.js';
 export { pokeShard, type PokeReport } from './poke.js';
