@@ -112,8 +112,6 @@ export interface Store {
   clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>>;
   /** Non-terminal task instances with `dueAt <= now`, oldest first. */
   listDueTasks(now: number, limit: number): Promise<TaskInstance[]>;
-  /** Removes all task instances of a run (used by clear of a whole run). */
-  deleteTask(key: TaskKey): Promise<void>;
 
   // triggers: sensors waiting for the poker, tasks waiting for an event
   /** Conditional put: fails when a trigger with this id exists. */
@@ -125,8 +123,6 @@ export interface Store {
   listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]>;
   /** Event triggers waiting for this key. */
   listEventTriggers(eventKey: string): Promise<TriggerRecord[]>;
-  /** Triggers whose `timeoutAt <= now`. */
-  listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]>;
   /**
    * Claims poke cycle `cycle` of target `hashcode`: true for exactly one caller per
    * (hashcode, cycle), however many pokers race. `expiresAtSec` (epoch seconds) lets the
@@ -281,8 +277,6 @@ export interface EngineConfig {
   signalRetentionMs: number;
   /** Finished runs expire this long after they end (0 = keep). */
   runRetentionMs: number;
-  /** Longest wait the queue can delay a message by (SQS: 15 minutes). */
-  maxQueueDelayMs: number;
   /** A timer not delivered this long after its time is fired by reconcile instead. */
   timerGraceMs: number;
   /**
@@ -304,7 +298,6 @@ export const DEFAULT_CONFIG: EngineConfig = {
   requeueAfterMs: 5 * 60_000,
   signalRetentionMs: 24 * 3600_000,
   runRetentionMs: 90 * 24 * 3600_000,
-  maxQueueDelayMs: 15 * 60_000,
   timerGraceMs: 2 * 60_000,
   maxEagerFollows: 16,
   pokeConcurrency: 256,

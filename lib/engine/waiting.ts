@@ -17,8 +17,6 @@ import { renderDeep, renderTemplate, templateVars } from './template.js';
 
 /** Poke targets are spread over this many virtual shards; poker i of N takes v ≡ i (mod N). */
 export const VIRTUAL_SHARDS = 64;
-/** Default of `EngineConfig.timerGraceMs`: Scheduler fires within 60 s of its time; reconcile steps in after this. */
-export const TIMER_GRACE_MS = 2 * 60_000;
 /** How often reconcile re-checks a task waiting on an event (a missed signal). */
 export const EVENT_RECHECK_MS = 60_000;
 

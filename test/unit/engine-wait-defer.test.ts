@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { handleMessage } from '../../lib/engine/index.js';
 import type { FireMessage, QueueMessage } from '../../lib/engine/ports.js';
-import { TIMER_GRACE_MS } from '../../lib/engine/waiting.js';
+import { DEFAULT_CONFIG } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';
 import { countingSensor, crashOnceStore, lateClock, lossyTimer, MIN } from '../helpers/waiting.js';
@@ -200,7 +200,7 @@ describe('crash recovery', () => {
       expect(lossy.lost).toHaveLength(1);
       expect(r.tasks.t.state).toBe('success');
       expect(resumedAt).toBeGreaterThan(T0 + 10 * MIN);
-      expect(resumedAt).toBeLessThanOrEqual(T0 + 10 * MIN + TIMER_GRACE_MS);
+      expect(resumedAt).toBeLessThanOrEqual(T0 + 10 * MIN + DEFAULT_CONFIG.timerGraceMs);
       expect(made.rt.metrics.get('TimersRecovered')).toBe(1);
     });
   }

@@ -21,7 +21,7 @@ export class CorruptItemError extends AirlessError {}
 export const MAX_INLINE_JSON_BYTES = 350_000;
 
 /** Attributes the store adds for keys and indexes; they are not record fields. */
-export const INTERNAL_ATTRS: ReadonlySet<string> = new Set(['runKey', 'dueShard', 'activeDag', 'timeoutShard', 'pk', 'ttl']);
+export const INTERNAL_ATTRS: ReadonlySet<string> = new Set(['runKey', 'dueShard', 'activeDag', 'pk', 'ttl']);
 
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();

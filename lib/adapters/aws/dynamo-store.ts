@@ -319,14 +319,11 @@ export class DynamoStore implements Store {
     return tasks.slice(0, limit);
   }
 
-  async deleteTask(key: TaskKey): Promise<void> {
-    await this.r.send(new DeleteItemCommand({ TableName: this.t.tasks, Key: this.taskKey(key), ...NO_RETURN }), 'write');
-  }
 
   // --------------------------------------------------------------------- triggers
 
   async putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> {
-    const item = { ...encodeFields(t), timeoutShard: { N: String(shardOf(t.id)) } };
+    const item = encodeFields(t);
     return casPut(this.r, this.t.triggers, item, 'id', plain(t), async (i) => (await decodeFields(i)) as unknown as TriggerRecord);
   }
 
@@ -371,17 +368,6 @@ export class DynamoStore implements Store {
     return out.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  async listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]> {
-    const pages = await Promise.all(
-      SHARDS.map((s) => {
-        const x = new Expr();
-        const kc = `${x.name('timeoutShard')} = ${x.value({ N: String(s) })} AND ${x.name('timeoutAt')} <= ${x.value({ N: String(now) })}`;
-        return this.r.queryAll({ TableName: this.t.triggers, IndexName: 'timeouts', KeyConditionExpression: kc, Limit: limit, ...x.params() }, limit);
-      }),
-    );
-    const out = (await Promise.all(pages.flat().map((i) => decodeFields(i)))) as unknown as TriggerRecord[];
-    return out.sort((a, b) => a.timeoutAt! - b.timeoutAt! || (a.id < b.id ? -1 : 1)).slice(0, limit);
-  }
 
   async claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean> {
     const x = new Expr();

@@ -106,7 +106,6 @@ export class MemoryStore implements Store {
   private readonly triggers = new Map<string, TriggerRecord>();
   private readonly sensorsByShard = new Map<number, Set<string>>();
   private readonly eventTriggers = new Map<string, Set<string>>();
-  private readonly timeoutTriggers = new Set<string>();
   private readonly pokeClaims = new Map<string, number>();
   private readonly xcoms = new Map<string, string>();
   private readonly signals = new Map<string, SignalRecord>();
@@ -312,13 +311,6 @@ export class MemoryStore implements Store {
     return out;
   }
 
-  async deleteTask(key: TaskKey): Promise<void> {
-    const rk = runKey(key.dagId, key.runId);
-    const byRun = this.tasks.get(rk);
-    if (!byRun?.delete(key.taskId)) return;
-    if (byRun.size === 0) this.tasks.delete(rk);
-    this.dueLive.delete(taskKey(key));
-  }
 
   private findTask(key: TaskKey): TaskInstance | undefined {
     return this.tasks.get(runKey(key.dagId, key.runId))?.get(key.taskId);
@@ -385,17 +377,6 @@ export class MemoryStore implements Store {
       .map((id) => cloneTrigger(this.triggers.get(id)!));
   }
 
-  async listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]> {
-    const out: TriggerRecord[] = [];
-    for (const id of this.timeoutTriggers) {
-      const t = this.triggers.get(id)!;
-      if (t.timeoutAt! <= now) out.push(t);
-    }
-    return out
-      .sort((a, b) => a.timeoutAt! - b.timeoutAt! || (a.id < b.id ? -1 : 1))
-      .slice(0, limit)
-      .map(cloneTrigger);
-  }
 
   async claimPoke(hashcode: string, cycle: number, _expiresAtSec?: number): Promise<boolean> {
     const last = this.pokeClaims.get(hashcode);
@@ -417,7 +398,6 @@ export class MemoryStore implements Store {
       s.add(t.id);
       this.eventTriggers.set(t.eventKey, s);
     }
-    if (t.timeoutAt !== undefined) this.timeoutTriggers.add(t.id);
   }
 
   private unindexTrigger(t: TriggerRecord): void {
@@ -427,7 +407,6 @@ export class MemoryStore implements Store {
       s?.delete(t.id);
       if (s?.size === 0) this.eventTriggers.delete(t.eventKey);
     }
-    this.timeoutTriggers.delete(t.id);
   }
 
   // ------------------------------------------------------------------ XCom, signals
