@@ -14,7 +14,7 @@ import { MemoryStore } from '../lib/adapters/memory/store.js';
 import type { TriggerRecord } from '../lib/engine/model.js';
 import { pokeShard } from '../lib/engine/poke.js';
 import { DEFAULT_CONFIG, type Ports } from '../lib/engine/ports.js';
-import { sensorHash } from '../lib/engine/waiting.js';
+import { sensorHash } from '../lib/engine/index.js';
 
 export interface SensorBenchOptions {
   sensors: number;

@@ -12,7 +12,8 @@ export { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from './m
 export { handleTask } from './worker.js';
 export { reconcile, type ReconcileReport } from './reconcile.js';
 export { pokeShard, type PokeReport } from './poke.js';
-export { sendSignal, VIRTUAL_SHARDS } from './waiting.js';
+export { sendSignal } from './waiting.js';
+export { sensorHash, VIRTUAL_SHARDS } from './sensor-start.js';
 export {
   clearTasks,
   createRun,
@@ -23,6 +24,6 @@ export {
   triggerRun,
   type TriggerOptions,
 } from './runs.js';
-export { advanceRun, completeRunIfDone } from './follow.js';
+export { advanceRun, completeRunIfDone } from './settle.js';
 export { evaluateTriggerRule } from './trigger-rules.js';
 export { decideRunState } from './run-state.js';

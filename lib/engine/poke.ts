@@ -5,13 +5,14 @@
  */
 import { specFor, type RunCtx } from './dag-index.js';
 import { formatDuration } from './duration.js';
-import { afterTerminal } from './follow.js';
+import { afterTerminal } from './settle.js';
 import { annotate, transition } from './transition.js';
 import type { TaskInstance, TaskSpec, TriggerRecord } from './model.js';
 import { taskKeyString } from './model.js';
 import type { LoadedBundle, Ports, SensorPoke } from './ports.js';
 import { renderDeep } from './template.js';
-import { VIRTUAL_SHARDS, varsFor } from './waiting.js';
+import { varsFor } from './dag-index.js';
+import { VIRTUAL_SHARDS } from './sensor-start.js';
 import type { Outcome } from './worker-finish.js';
 
 /** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */

@@ -6,7 +6,7 @@
 import type { DeferRequest } from './context.js';
 import type { RunCtx } from './dag-index.js';
 import { OversizedValueError } from './errors.js';
-import { afterTerminal, holdsSlots, keyOf, retainUntil, wakeReady } from './follow.js';
+import { afterTerminal, holdsSlots, keyOf, retainUntil, wakeReady } from './settle.js';
 import { transition } from './transition.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { Ports } from './ports.js';

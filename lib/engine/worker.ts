@@ -14,11 +14,11 @@ import {
 } from './context.js';
 import { hasTask, loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
 import { AirlessError, TaskTimeoutError } from './errors.js';
-import { keyOf } from './follow.js';
+import { keyOf } from './settle.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { LoadedBundle, Ports, TaskMessage } from './ports.js';
 import { RunningTaskContext } from './task-context.js';
-import { varsFor } from './waiting.js';
+import { varsFor } from './dag-index.js';
 import { transition } from './transition.js';
 import { finishTask, type Outcome } from './worker-finish.js';
 import { pokeOnce } from './poke.js';

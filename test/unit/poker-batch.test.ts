@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pokeShard } from '../../lib/engine/poke.js';
-import { sensorHash, VIRTUAL_SHARDS } from '../../lib/engine/waiting.js';
+import { sensorHash, VIRTUAL_SHARDS } from '../../lib/engine/index.js';
 import type { TriggerRecord } from '../../lib/engine/model.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, T0 } from '../helpers/runtime.js';

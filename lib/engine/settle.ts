@@ -5,17 +5,14 @@
  * worker that finishes a task, a concurrent worker and any number of reconcile ticks
  * can all run these functions on the same run at once.
  */
-import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
-import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
-import type { Ports, SlotChange } from './ports.js';
+import { countsSlots, specFor, taskSpec, type RunCtx } from './dag-index.js';
+import type { DagRun, TaskInstance, TaskSpec } from './model.js';
+import type { Ports } from './ports.js';
 import { decideRunState } from './run-state.js';
 import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
-import { startWaiting } from './waiting.js';
+import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
-// runs.ts imports this module too: the cycle is safe, both only call each other at run time.
-import { startQueuedRuns } from './runs.js';
-import { expireLease, requeueIfLost } from './recover.js';
 
 export { keyOf, retainUntil };
 
@@ -214,8 +211,10 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
  * Brings a running run up to date from what the store holds: creates missing root
  * tasks, records outcomes a crashed worker did not pass on, decides undecided tasks and
  * completes the run. Called when a run starts and by every reconcile tick; idempotent.
+ * `review` looks at queued and running tries (reconcile passes the recovery of lost
+ * messages and expired leases, recover.ts; a run that just started has none to review).
  */
-export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
+export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstance) => Promise<unknown>): Promise<void> {
   if (rc.run.state !== 'running') return;
   const tis = await p.store.listTasks(rc.run.dagId, rc.run.runId);
   const byId = new Map(tis.map((t) => [t.taskId, t]));
@@ -229,10 +228,8 @@ export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
     }
     if (ti.state === 'scheduled') {
       work.push(decideTask(p, rc, ti));
-    } else if (ti.state === 'queued') {
-      work.push(requeueIfLost(p, ti));
-    } else if (ti.state === 'running') {
-      work.push(expireLease(p, rc, ti));
+    } else if (ti.state === 'queued' || ti.state === 'running') {
+      if (review) work.push(review(ti));
     } else if (isTerminal(ti.state)) {
       const missing = t.downstream.filter((d) => byId.get(d)?.upstream[t.taskId] === undefined);
       if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));
@@ -274,3 +271,40 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
   p.metrics.count('RepairedFollows', downstream.length);
   if (await settleDownstream(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
 }
+
+/**
+ * Starts queued runs, oldest logical date first, while maxActiveRuns allows.
+ * `created`: a run just created (the listing may come from an eventually consistent index
+ * that does not show it yet). `ended`: called because a run just ended.
+ * Runs wait in `queued` only while the DAG is at maxActiveRuns (or after a crash, which
+ * reconcile's call without hints covers), so below the limit nothing is listed: a new run
+ * is started directly, and an ending run lists only when the DAG was full. Listing at every
+ * run start and end would read every active run of the DAG each time.
+ */
+export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean } = {}): Promise<void> {
+  const dag = await p.store.getDag(dagId);
+  if (!dag || dag.paused) return;
+  const active = dag.activeRuns ?? 0;
+  const max = dag.spec.maxActiveRuns;
+  const mayWait = hint.created ? active >= max : hint.ended ? active + 1 >= max : true;
+  const listed = mayWait ? await p.store.listRuns(dagId, { states: ['queued'] }) : [];
+  const { created } = hint;
+  if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
+  const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
+  for (const run of queued) {
+    const r = await p.store.updateRun(
+      dagId,
+      run.runId,
+      { state: 'queued' },
+      { state: 'running', startedAt: p.clock.now() },
+      { delta: 1, max: dag.spec.maxActiveRuns },
+    );
+    if (!r.ok) {
+      if (r.reason === 'slots') return;
+      p.metrics.count('LostRaces');
+      continue;
+    }
+    await advanceRun(p, { run: r.item, spec: await specFor(p, r.item) });
+  }
+}
+
