@@ -27,3 +27,6 @@ export {
 export { advanceRun, completeRunIfDone } from './settle.js';
 export { evaluateTriggerRule } from './trigger-rules.js';
 export { decideRunState } from './run-state.js';
+export { deepFreeze } from './freeze.js';
+export { canonicalJson, sha256Hex } from './hash.js';
+export { BUILTIN_SENSOR_TYPES, validateDagSpec } from './validate.js';

@@ -7,8 +7,8 @@
  * recording one is a single-attribute SET that works on a missing item.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { AirlessError, InvalidInputError, OversizedValueError } from '../../engine/errors.js';
-import { parseRunState, parseTaskState, type UpstreamOutcome } from '../../engine/states.js';
+import { AirlessError, InvalidInputError, OversizedValueError } from '../../engine/index.js';
+import { parseRunState, parseTaskState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
 import { UPSTREAM_PREFIX } from './dynamo-schema.js';
 

@@ -11,11 +11,11 @@ import {
   UpdateItemCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/model.js';
-import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
-import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
+import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
+import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
+import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
-import { deepFreeze } from '../../engine/freeze.js';
+import { deepFreeze } from '../../engine/index.js';
 import {
   Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
   ownerIs, stateIs, tryIs, type Item,

@@ -3,8 +3,8 @@
  * or collects, and a store decorator that reports every task and run state change
  * (the CLI's live progress lines).
  */
-import type { DagRun, TaskInstance } from '../../engine/model.js';
-import type { Log, Metrics, Store } from '../../engine/ports.js';
+import type { DagRun, TaskInstance } from '../../engine/index.js';
+import type { Log, Metrics, Store } from '../../engine/index.js';
 
 export class MemoryMetrics implements Metrics {
   readonly counts = new Map<string, number>();

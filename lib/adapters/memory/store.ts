@@ -8,11 +8,11 @@
  *
  * Status for the lead: complete and compiling; import `MemoryStore` from here.
  */
-import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/model.js';
-import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
-import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
+import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
+import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
+import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { MinHeap } from './min-heap.js';
-import { deepFreeze } from '../../engine/freeze.js';
+import { deepFreeze } from '../../engine/index.js';
 
 const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 
