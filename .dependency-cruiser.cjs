@@ -24,9 +24,16 @@ module.exports = {
     },
     {
       name: 'engine-through-its-index',
-      comment: 'Outside lib/engine, import the engine through lib/engine/index.ts only.',
+      comment: 'The handlers and adapters import the engine through lib/engine/index.ts only.',
       severity: 'error',
-      from: { pathNot: ['^lib/engine/', '^test/', '^bench/'] },
+      from: { path: ['^functions/', '^lib/adapters/'] },
+      to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
+    },
+    {
+      name: 'engine-through-its-index-elsewhere',
+      comment: 'Elsewhere (CLI, SDK, build, infra, local) deep imports remain from before issue 10: move them to the index as those files change.',
+      severity: 'warn',
+      from: { pathNot: ['^lib/engine/', '^functions/', '^lib/adapters/', '^test/', '^bench/'] },
       to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
     },
   ],
@@ -35,6 +42,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     moduleSystems: ['es6', 'cjs'],
-    exclude: { path: '(^|/)(node_modules|cdk\\.out)/' },
+    exclude: { path: '(^|/)cdk\\.out/' },
   },
 };
