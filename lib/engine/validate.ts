@@ -76,11 +76,7 @@ export function validateDagSpec(spec: DagSpec, opts: ValidateOptions = {}): void
   checkEdges(spec.tasks, byId, fail);
   const cycle = findCycle(spec.tasks, byId);
   if (cycle) fail(`cycle: ${cycle.join(' -> ')}`);
-  for (const t of spec.tasks) {
-    if (t.kind === 'branch' && t.downstream.length === 0) {
-      fail(`branch task "${t.taskId}" has no downstream tasks to choose from`, t.taskId);
-    }
-  }
+  // A branch without downstream tasks is valid, as in Airflow: it has nothing to skip.
   if (!Number.isInteger(spec.maxParallelism) || spec.maxParallelism < Math.min(1, spec.tasks.length) || spec.maxParallelism > spec.tasks.length) {
     fail(`maxParallelism must be an integer between 1 and the number of tasks, got ${String(spec.maxParallelism)}`);
   }

@@ -15,7 +15,7 @@ import {
 import { hasTask, loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
 import { AirlessError, TaskTimeoutError } from './errors.js';
 import { keyOf } from './settle.js';
-import type { TaskInstance, TaskSpec } from './model.js';
+import type { DagSpec, TaskInstance, TaskSpec } from './model.js';
 import type { LoadedBundle, Ports, TaskMessage } from './ports.js';
 import { RunningTaskContext } from './task-context.js';
 import { varsFor } from './dag-index.js';
@@ -117,7 +117,7 @@ export async function runBody(
         });
   try {
     const value = await (timeout ? Promise.race([run, timeout]) : run);
-    return toOutcome(t, value);
+    return toOutcome(rc.spec, t, value);
   } catch (err) {
     if (isSkipRequest(err)) return { kind: 'skipped', reason: err.reason };
     const e = err as Error;
@@ -131,14 +131,17 @@ export async function runBody(
 const SETTLED = 'try settled';
 const NEVER_ABORTED = new AbortController().signal;
 
-function toOutcome(t: TaskSpec, value: unknown): Outcome {
+function toOutcome(spec: DagSpec, t: TaskSpec, value: unknown): Outcome {
   if (isDeferRequest(value)) return { kind: 'deferred', request: value };
   if (isSkipRequest(value)) return { kind: 'skipped', reason: value.reason };
   if (t.kind === 'branch') {
     const chosen = value === undefined || value === null ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
-    const unknown = chosen.filter((c) => !t.downstream.includes(c));
+    // As Airflow's SkipMixin.skip_all_except: any task id of the DAG may be chosen (a
+    // valid id that is not a direct downstream skips nothing more); an id that is not in
+    // the DAG fails the try like any other error, retries included.
+    const unknown = chosen.filter((c) => !hasTask(spec, c));
     if (unknown.length > 0) {
-      return { kind: 'failed', error: `branch ${t.taskId} chose ${unknown.join(', ')}, which is not a direct downstream (${t.downstream.join(', ')})`, noRetry: true };
+      return { kind: 'failed', error: `branch ${t.taskId} chose ${unknown.join(', ')}, which is not a task of dag ${spec.dagId}` };
     }
     return { kind: 'success', value: chosen, chosen };
   }
