@@ -78,9 +78,14 @@ export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstan
     return s.softFail ? { kind: 'skipped', reason: error } : { kind: 'failed', error, noRetry: true };
   }
   const n = (ti.pokeCount ?? 0) + 1;
+  // As Airflow's BaseSensorOperator.execute (task-sdk/src/airflow/sdk/bases/sensor.py): the
+  // timeout is checked after a poke returns false, and the next poke keeps its interval;
+  // only exponential backoff trims its wait to the time left (_get_next_poke_interval).
   let wait = s.pokeIntervalMs;
-  if (s.exponentialBackoff) wait = Math.min(s.pokeIntervalMs * 2 ** Math.min(n - 1, 30), s.maxPokeIntervalMs ?? 24 * 3600_000);
-  wait = Math.min(wait, started + s.timeoutMs - now);
+  if (s.exponentialBackoff) {
+    wait = Math.min(s.pokeIntervalMs * 2 ** Math.min(n - 1, 30), s.maxPokeIntervalMs ?? 24 * 3600_000);
+    wait = Math.max(Math.min(wait, started + s.timeoutMs - now), 1);
+  }
   await annotate(p, ti, { pokeCount: n, sensorStartedAt: started, error: r.error ?? null });
   return { kind: 'deferred', request: { __airless: 'defer', trigger: { after: wait }, resume: '__poke' } };
 }
