@@ -136,6 +136,35 @@ function checkTask(t: TaskSpec, opts: ValidateOptions, fail: (msg: string, cause
   if (s.pokeContext === null || typeof s.pokeContext !== 'object' || Array.isArray(s.pokeContext)) {
     fail('sensor pokeContext must be an object');
   }
+  const missing = builtinContextProblem(s.type, s.pokeContext as Record<string, unknown>);
+  if (missing) fail(`${s.type} sensor ${missing}`);
+}
+
+const text = (v: unknown): boolean => typeof v === 'string' && v !== '';
+
+/**
+ * What a built-in sensor's poke context lacks, checked at build so that the run does not
+ * crash on it. Values may be templates (`'{{ ds }}'`): only presence and type are checked.
+ */
+function builtinContextProblem(type: string, pc: Record<string, unknown>): string | undefined {
+  switch (type) {
+    case 'time': {
+      const given = ['at', 'after'].filter((k) => pc[k] !== undefined);
+      if (given.length !== 1) return 'needs exactly one of "at" (a date) and "after" (a duration) in its poke context';
+      return text(pc[given[0]!]) || typeof pc[given[0]!] === 'number' ? undefined : `"${given[0]}" must be a string or a number`;
+    }
+    case 'file':
+      return text(pc.path) ? undefined : 'needs a "path" string in its poke context';
+    case 's3_key':
+      return text(pc.key) || typeof pc.prefix === 'string' ? undefined : 'needs a "key" (or a "prefix") in its poke context';
+    case 'http':
+      return text(pc.url) ? undefined : 'needs a "url" string in its poke context';
+    case 'external_task':
+      if (!text(pc.externalDagId ?? pc.dagId)) return 'needs "externalDagId" in its poke context';
+      return text(pc.externalTaskId ?? pc.taskId) ? undefined : 'needs "externalTaskId" in its poke context';
+    default:
+      return undefined;
+  }
 }
 
 function checkEdges(tasks: readonly TaskSpec[], byId: Map<string, TaskSpec>, fail: (msg: string, taskId?: string) => never): void {
