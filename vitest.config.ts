@@ -1,16 +1,45 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
-export default defineConfig({
+/** The engine suites: run once on the memory store and once on DynamoDB Local. */
+const ENGINE_SUITES = ['test/unit/engine-*.test.ts', 'test/unit/poker-*.test.ts'];
+/** Suites about the engine's code, not its behaviour on a store: memory project only. */
+const STORE_INDEPENDENT = ['test/unit/engine-purity.test.ts', 'test/unit/engine-layout.test.ts', 'test/unit/engine-handler-edge.test.ts'];
+
+const shared = {
   resolve: {
     alias: { airless: fileURLToPath(new URL('./lib/sdk/index.ts', import.meta.url)) },
   },
+};
+
+export default defineConfig({
+  ...shared,
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    projects: [
+      {
+        ...shared,
+        extends: true,
+        test: {
+          name: 'memory',
+          include: ['test/**/*.test.ts'],
+          env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', AIRLESS_TEST_STORE: 'memory' },
+        },
+      },
+      {
+        ...shared,
+        extends: true,
+        test: {
+          name: 'dynamodb',
+          include: ENGINE_SUITES,
+          exclude: STORE_INDEPENDENT,
+          testTimeout: 60_000,
+          env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', AIRLESS_TEST_STORE: 'dynamodb' },
+        },
+      },
+    ],
   },
 });

@@ -3,7 +3,7 @@
  * milliseconds, which cannot show a per-step lag below 1 ms; `performance.now()` can.
  */
 import { performance } from 'node:perf_hooks';
-import type { Clock } from '../lib/engine/ports.js';
+import type { Clock } from '../lib/engine/index.js';
 
 /**
  * Epoch milliseconds with a fractional part, from the monotonic high-resolution timer.

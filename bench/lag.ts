@@ -2,7 +2,7 @@
  * Task lag as Airflow's scheduler benchmark defines it: for each task, its start minus
  * the moment its last upstream finished. Root tasks have no upstream and no lag.
  */
-import type { DagSpec, TaskInstance } from '../lib/engine/model.js';
+import type { DagSpec, TaskInstance } from '../lib/engine/index.js';
 
 export interface LagStats {
   /** Tasks with at least one upstream (the ones that have a lag). */

@@ -11,10 +11,10 @@ import { pathToFileURL } from 'node:url';
 import { SystemClock } from '../lib/adapters/memory/clock.js';
 import { MemoryLog, MemoryMetrics } from '../lib/adapters/memory/observe.js';
 import { MemoryStore } from '../lib/adapters/memory/store.js';
-import type { TriggerRecord } from '../lib/engine/model.js';
-import { pokeShard } from '../lib/engine/poke.js';
-import { DEFAULT_CONFIG, type Ports } from '../lib/engine/ports.js';
-import { sensorHash } from '../lib/engine/waiting.js';
+import type { TriggerRecord } from '../lib/engine/index.js';
+import { pokeShard } from '../lib/engine/index.js';
+import { DEFAULT_CONFIG, type Ports } from '../lib/engine/index.js';
+import { sensorHash } from '../lib/engine/index.js';
 
 export interface SensorBenchOptions {
   sensors: number;

@@ -16,11 +16,11 @@ import { createTables, deleteTables } from '../../lib/adapters/aws/dynamo-schema
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { SqsQueue } from '../../lib/adapters/aws/sqs-queue.js';
 import { MemoryLog, MemoryMetrics } from '../../lib/adapters/memory/observe.js';
-import { handleMessage } from '../../lib/engine/dispatch.js';
-import { DEFAULT_CONFIG, type Ports, type Queue, type QueueMessage, type Timer } from '../../lib/engine/ports.js';
-import { pokeShard } from '../../lib/engine/poke.js';
-import { reconcile } from '../../lib/engine/reconcile.js';
-import { registerManifest, triggerRun } from '../../lib/engine/runs.js';
+import { handleMessage } from '../../lib/engine/index.js';
+import { DEFAULT_CONFIG, type Ports, type Queue, type QueueMessage, type Timer } from '../../lib/engine/index.js';
+import { pokeShard } from '../../lib/engine/index.js';
+import { reconcile } from '../../lib/engine/index.js';
+import { registerManifest, triggerRun } from '../../lib/engine/index.js';
 import { chain, dag, defineSensor } from '../../lib/sdk/index.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import { PerfClock } from '../clock.js';

@@ -15,8 +15,8 @@ import { createTables, deleteTables } from '../../lib/adapters/aws/dynamo-schema
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { SqsQueue } from '../../lib/adapters/aws/sqs-queue.js';
 import { MemoryLog, MemoryMetrics } from '../../lib/adapters/memory/observe.js';
-import { DEFAULT_CONFIG, type Ports } from '../../lib/engine/ports.js';
-import { registerManifest, triggerRun } from '../../lib/engine/runs.js';
+import { DEFAULT_CONFIG, type Ports } from '../../lib/engine/index.js';
+import { registerManifest, triggerRun } from '../../lib/engine/index.js';
 import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import { PerfClock } from '../clock.js';

@@ -12,8 +12,8 @@ import { createTables, deleteTables } from '../../lib/adapters/aws/dynamo-schema
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { VirtualClock } from '../../lib/adapters/memory/clock.js';
 import { MemoryLog } from '../../lib/adapters/memory/observe.js';
-import type { TaskInstance } from '../../lib/engine/model.js';
-import type { Clock, Store } from '../../lib/engine/ports.js';
+import type { TaskInstance } from '../../lib/engine/index.js';
+import type { Clock, Store } from '../../lib/engine/index.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { PerfClock } from '../clock.js';

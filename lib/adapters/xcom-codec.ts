@@ -14,8 +14,8 @@
  * `{ "$xcom": "devalue", "v": [...] }`; JSON stored before this codec is read as it is.
  */
 import { DevalueError, parse, stringify, unflatten } from 'devalue';
-import { AirlessError } from '../engine/errors.js';
-import type { XcomKey } from '../engine/model.js';
+import { AirlessError } from '../engine/index.js';
+import type { XcomKey } from '../engine/index.js';
 
 /** An XCom value that cannot be stored as it is (one line, naming the task and the path). */
 export class XcomValueError extends AirlessError {}

@@ -2,9 +2,9 @@
  * What the API server reads and acts on: the engine's ports (the embedded runtime's, or a
  * deployed stack's built from the user's credentials) and a task log reader.
  */
-import { NotFoundError } from '../engine/errors.js';
-import type { DagRecord, DagRun, DagSpec, TaskSpec } from '../engine/model.js';
-import type { Ports } from '../engine/ports.js';
+import { NotFoundError } from '../engine/index.js';
+import type { DagRecord, DagRun, DagSpec, TaskSpec } from '../engine/index.js';
+import type { Ports } from '../engine/index.js';
 import { HttpError } from './http.js';
 import type { TaskLogReader } from './task-logs.js';
 

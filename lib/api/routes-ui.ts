@@ -3,8 +3,8 @@
  * response, the DAG structure for the graph, recent runs of every DAG, and signals.
  */
 import { sendSignal } from '../engine/index.js';
-import type { DagRun, DagSpec } from '../engine/model.js';
-import { TaskState } from '../engine/states.js';
+import type { DagRun, DagSpec } from '../engine/index.js';
+import { TaskState } from '../engine/index.js';
 import { needDag, type ApiBackend } from './backend.js';
 import { HttpError } from './http.js';
 import { intQuery, onlyFields, optString } from './params.js';

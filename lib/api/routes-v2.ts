@@ -3,9 +3,9 @@
  * query parameters, body fields and response shapes.
  */
 import { clearTasks, setPaused, triggerRun } from '../engine/index.js';
-import { downstreamClosure } from '../engine/runs.js';
-import type { DagRun, DagSpec, TaskInstance } from '../engine/model.js';
-import { renderDeep, templateVars } from '../engine/template.js';
+import { downstreamClosure } from '../engine/index.js';
+import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
+import { renderDeep, templateVars } from '../engine/index.js';
 import { engineCall, needDag, needRun, needTask, type ApiBackend } from './backend.js';
 import { HttpError } from './http.js';
 import { boolQuery, intQuery, onlyFields, optBool, optDate, optObject, optString } from './params.js';

@@ -3,7 +3,7 @@
  * names, ISO-8601 dates, null for what Airless does not have. Fields Airless has no
  * notion of (pools, executors, hostnames) are present and null so strict clients parse.
  */
-import type { DagRecord, DagRun, DagSpec, TaskInstance, TaskSpec } from '../engine/model.js';
+import type { DagRecord, DagRun, DagSpec, TaskInstance, TaskSpec } from '../engine/index.js';
 
 const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
 const seconds = (a?: number, b?: number) => (a === undefined || b === undefined ? null : (b - a) / 1000);

@@ -3,7 +3,7 @@
  * that names a task try (`ctx.log` lines and the engine's own lines about the try);
  * on AWS the same entries are read back from CloudWatch Logs.
  */
-import type { Log } from '../engine/ports.js';
+import type { Log } from '../engine/index.js';
 
 /** One log line of a try, as Airflow 3's structured log messages: `timestamp`, `event`, `level` and extra fields. */
 export interface LogEntry {

@@ -7,9 +7,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { InvalidDagError } from '../engine/errors.js';
-import type { DagSpec } from '../engine/model.js';
-import { BUILTIN_SENSOR_TYPES } from '../engine/validate.js';
+import { InvalidDagError } from '../engine/index.js';
+import type { DagSpec } from '../engine/index.js';
+import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 import { errorInFile } from './collect.js';
 
 const WORKER = `

@@ -5,8 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { InvalidDagError } from '../engine/errors.js';
-import { BUILTIN_SENSOR_TYPES } from '../engine/validate.js';
+import { InvalidDagError } from '../engine/index.js';
+import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
+import { toEventBridgeExpression } from '../adapters/aws/eventbridge-cron.js';
 import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
 
 /** One entry of the bundle's `files` export; `load` evaluates the file lazily. */
@@ -98,6 +99,7 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
           });
         }
         if (!seen) out.dags.set(id, { def: value, file: entry.file });
+        checkDeployable(value, entry.file);
         for (const s of value.sensors) addSensor(s, entry.file);
       } else if (isBrand<SensorDefinition>(value, 'sensor')) {
         addSensor(value, entry.file);
@@ -105,4 +107,15 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
     }
   }
   return out;
+}
+
+/** A schedule EventBridge Scheduler cannot express fails the build, not the deployment. */
+function checkDeployable(d: DagDefinition, file: string): void {
+  const schedule = d.spec.schedule;
+  if (!schedule) return;
+  try {
+    toEventBridgeExpression(schedule);
+  } catch (e) {
+    throw new InvalidDagError(`schedule cannot run on EventBridge Scheduler: ${(e as Error).message}`, { file, dagId: d.spec.dagId, cause: e });
+  }
 }

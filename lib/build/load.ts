@@ -3,9 +3,9 @@
  * sensor pokes. Implements the `LoadedBundle` port.
  */
 import { readFile } from 'node:fs/promises';
-import { BundleError } from '../engine/errors.js';
-import type { DagSpec, Manifest } from '../engine/model.js';
-import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/ports.js';
+import { BundleError } from '../engine/index.js';
+import type { DagSpec, Manifest } from '../engine/index.js';
+import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import { collectDefinitions, importBundle, sha256Hex, type Collected } from './collect.js';
 
 /**

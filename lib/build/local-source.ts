@@ -4,9 +4,9 @@
  */
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { BundleError } from '../engine/errors.js';
-import type { Manifest } from '../engine/model.js';
-import type { BundleSource, LoadedBundle } from '../engine/ports.js';
+import { BundleError } from '../engine/index.js';
+import type { Manifest } from '../engine/index.js';
+import type { BundleSource, LoadedBundle } from '../engine/index.js';
 import { bundleVersion } from './version.js';
 import { loadIsolatedBundle } from '../isolation/isolated-bundle.js';
 

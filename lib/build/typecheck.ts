@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InvalidDagError } from '../engine/errors.js';
+import { InvalidDagError } from '../engine/index.js';
 
 /** A DAG file does not type-check: every diagnostic is listed, one `file:line:col` per line. */
 export class TypeCheckError extends InvalidDagError {}

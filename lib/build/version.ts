@@ -5,8 +5,8 @@
  * still gets a new version. The build time is left out: the same build twice is the
  * same version. Used by the local bundle folder and by `airless push`.
  */
-import type { Manifest } from '../engine/model.js';
-import { canonicalJson, sha256Hex } from '../engine/hash.js';
+import type { Manifest } from '../engine/index.js';
+import { canonicalJson, sha256Hex } from '../engine/index.js';
 
 /**
  * @example

@@ -9,10 +9,10 @@ import { isAwsError } from '../adapters/aws/aws-errors.js';
 import { scheduleName } from '../adapters/aws/schedule-names.js';
 import { ScheduleSync } from '../adapters/aws/schedule-sync.js';
 import type { AwsPorts } from '../adapters/aws/wiring.js';
-import { InvalidInputError, NotFoundError } from '../engine/errors.js';
-import type { DagRecord } from '../engine/model.js';
-import { clearTasks, setPaused, triggerRun } from '../engine/runs.js';
-import { sendSignal } from '../engine/waiting.js';
+import { InvalidInputError, NotFoundError } from '../engine/index.js';
+import type { DagRecord } from '../engine/index.js';
+import { clearTasks, setPaused, triggerRun } from '../engine/index.js';
+import { sendSignal } from '../engine/index.js';
 import { aws } from './aws-stack.js';
 import { color, table, taskTable } from './output.js';
 

@@ -10,7 +10,7 @@ import { isAwsError } from '../adapters/aws/aws-errors.js';
 import { registrationKey, type RegisterResult } from '../adapters/aws/register.js';
 import { uploadBundle } from '../adapters/aws/s3-bundles.js';
 import { buildBundle, bundleVersion } from '../build/index.js';
-import { AirlessError, BundleError } from '../engine/errors.js';
+import { AirlessError, BundleError } from '../engine/index.js';
 import { aws } from './aws-stack.js';
 
 export interface PushOptions {

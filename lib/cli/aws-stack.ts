@@ -7,8 +7,8 @@ import { CloudFormationClient, DescribeStacksCommand, ListStackResourcesCommand 
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
 import type { AwsEnv } from '../adapters/aws/wiring.js';
-import { AirlessError, InvalidInputError } from '../engine/errors.js';
-import { DEFAULT_CONFIG } from '../engine/ports.js';
+import { AirlessError, InvalidInputError } from '../engine/index.js';
+import { DEFAULT_CONFIG } from '../engine/index.js';
 import { tableNamesFrom, tableOutputName } from '../infra/table-definitions.js';
 
 /**

@@ -6,8 +6,8 @@
  */
 import { SystemClock } from '../adapters/memory/clock.js';
 import { awsPorts, type AwsEnv, type AwsPorts } from '../adapters/aws/wiring.js';
-import { AirlessError } from '../engine/errors.js';
-import type { Log, Metrics } from '../engine/ports.js';
+import { AirlessError } from '../engine/index.js';
+import type { Log, Metrics } from '../engine/index.js';
 import { TimerPump } from '../runtime/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
 import { pushBundle } from './aws-push.js';

@@ -6,7 +6,7 @@
 import { watch } from 'node:fs';
 import path from 'node:path';
 import { SystemClock } from '../adapters/memory/clock.js';
-import { sha256Hex } from '../engine/hash.js';
+import { sha256Hex } from '../engine/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { builtinSensors } from '../sensors/index.js';
 import { build, localDynamoStore, scheduleText, terminalLog } from './local.js';

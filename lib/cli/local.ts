@@ -7,15 +7,15 @@ import path from 'node:path';
 import { VirtualClock } from '../adapters/memory/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { buildBundle, buildToLocalVersion, bundleVersion, LocalBundleSource } from '../build/index.js';
-import { NotFoundError } from '../engine/errors.js';
-import type { DagSpec, Manifest, TaskInstance } from '../engine/model.js';
-import { DEFAULT_CONFIG, type Store } from '../engine/ports.js';
-import { taskSpec } from '../engine/dag-index.js';
-import { runBody } from '../engine/worker.js';
-import { pokeOnce } from '../engine/poke.js';
+import { NotFoundError } from '../engine/index.js';
+import type { DagSpec, Manifest, TaskInstance } from '../engine/index.js';
+import { DEFAULT_CONFIG, type Store } from '../engine/index.js';
+import { taskSpec } from '../engine/index.js';
+import { runBody } from '../engine/index.js';
+import { pokeOnce } from '../engine/index.js';
 import { builtinSensors } from '../sensors/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
-import { nextTick } from '../engine/timetable.js';
+import { nextTick } from '../engine/index.js';
 import { table, timestamp } from './output.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */

@@ -2,9 +2,9 @@
  * What the CLI prints: one line per state change for a person, a summary table at the
  * end, and errors in one line with an exit code (0 ok, 1 run failed, 2 invalid input).
  */
-import { AirlessError, InvalidDagError, InvalidInputError, NotFoundError, BundleError, MalformedMessageError } from '../engine/errors.js';
+import { AirlessError, InvalidDagError, InvalidInputError, NotFoundError, BundleError, MalformedMessageError } from '../engine/index.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
-import type { DagRun, DagSpec, TaskInstance } from '../engine/model.js';
+import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);

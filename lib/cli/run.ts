@@ -5,10 +5,10 @@
  */
 import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
-import { NotFoundError } from '../engine/errors.js';
-import type { DagRun, DagSpec, TaskInstance } from '../engine/model.js';
-import type { Store } from '../engine/ports.js';
-import { isRunTerminal } from '../engine/states.js';
+import { NotFoundError } from '../engine/index.js';
+import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
+import type { Store } from '../engine/index.js';
+import { isRunTerminal } from '../engine/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { sendRunSignal } from '../runtime/signals.js';
 import { builtinSensors } from '../sensors/index.js';

@@ -8,7 +8,7 @@ import { observeStore } from '../adapters/memory/observe.js';
 import type { ApiBackend } from '../api/backend.js';
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { MemoryTaskLogs, type LogEntry, type TaskLogReader } from '../api/task-logs.js';
-import type { Ports } from '../engine/ports.js';
+import type { Ports } from '../engine/index.js';
 import { UsageError } from './output.js';
 
 export interface UiFlags {

@@ -5,6 +5,7 @@
 import { NotFoundError } from './errors.js';
 import type { DagRun, DagSpec, TaskInstance, TaskSpec } from './model.js';
 import type { Ports } from './ports.js';
+import { templateVars } from './template.js';
 
 const index = new WeakMap<DagSpec, Map<string, TaskSpec>>();
 
@@ -77,3 +78,18 @@ export async function loadRunCtx(p: Ports, dagId: string, runId: string): Promis
   if (!run) return undefined;
   return { run, spec: await specFor(p, run) };
 }
+
+/** The template variables of a task of a run (`{{ ds }}`, `{{ params.x }}`, ...). */
+export function varsFor(rc: RunCtx, taskId: string) {
+  return templateVars({
+    dagId: rc.run.dagId,
+    runId: rc.run.runId,
+    taskId,
+    logicalDate: rc.run.logicalDate,
+    dataIntervalStart: rc.run.dataIntervalStart,
+    dataIntervalEnd: rc.run.dataIntervalEnd,
+    params: { ...rc.spec.params, ...rc.run.conf },
+    conf: rc.run.conf,
+  });
+}
+

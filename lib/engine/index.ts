@@ -8,10 +8,12 @@ export * from './states.js';
 export * from './errors.js';
 export type * from './context.js';
 export { handleMessage } from './dispatch.js';
+export { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from './messages.js';
 export { handleTask } from './worker.js';
 export { reconcile, type ReconcileReport } from './reconcile.js';
 export { pokeShard, type PokeReport } from './poke.js';
-export { sendSignal, VIRTUAL_SHARDS } from './waiting.js';
+export { sendSignal } from './waiting.js';
+export { sensorHash, VIRTUAL_SHARDS } from './sensor-start.js';
 export {
   clearTasks,
   createRun,
@@ -22,6 +24,19 @@ export {
   triggerRun,
   type TriggerOptions,
 } from './runs.js';
-export { advanceRun, completeRunIfDone } from './follow.js';
+export { advanceRun, completeRunIfDone } from './settle.js';
 export { evaluateTriggerRule } from './trigger-rules.js';
 export { decideRunState } from './run-state.js';
+export { deepFreeze } from './freeze.js';
+export { canonicalJson, sha256Hex } from './hash.js';
+export { BUILTIN_SENSOR_TYPES, validateDagSpec } from './validate.js';
+export { MARK_STATES, markTask, type MarkResult, type MarkState } from './mark.js';
+export { downstreamClosure } from './runs.js';
+export { loadRunCtx, taskSpec } from './dag-index.js';
+export { renderDeep, renderTemplate, templateVars } from './template.js';
+export { runBody } from './worker.js';
+export { pokeOnce } from './poke.js';
+export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js';
+export { recoveryDueAt } from './recover.js';
+export { parseDuration } from './duration.js';
+export { idProblem } from './validate.js';

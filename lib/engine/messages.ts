@@ -7,12 +7,13 @@
 import { MalformedMessageError } from './errors.js';
 import type { FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
 
-/** dagId and taskId. */
-export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/;
+import { ID_PATTERN } from './validate.js';
+
+export { ID_PATTERN };
 /** runId also allows `:` and `+` (ISO timestamps such as `scheduled__2024-01-01T00:00:00+00:00`). */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9_.:+-]{1,250}$/;
 
-const FIRE_REASONS: readonly FireMessage['reason'][] = ['trigger', 'retry', 'timeout', 'poke'];
+const FIRE_REASONS: readonly FireMessage['reason'][] = ['trigger', 'retry'];
 
 type Fields = Record<string, unknown>;
 
@@ -115,6 +116,11 @@ function validateFire(o: Fields): FireMessage {
     tryNumber: nonNegativeInt(o, 'fire', 'tryNumber'),
     reason: o.reason as FireMessage['reason'],
   };
+  // A resume must name the claim token of the deferral it resumes: without it a stale or
+  // forged fire could resume a later deferral of the same try.
+  if (m.reason === 'trigger' && o.token === undefined) {
+    throw new MalformedMessageError('fire message with reason "trigger" needs field "token" (the claim token of the deferral it resumes)');
+  }
   if (o.token !== undefined) {
     if (typeof o.token !== 'string' || o.token.length === 0 || o.token.length > 200) {
       throw new MalformedMessageError(`fire message field "token" must be a string of 1 to 200 characters, got ${describe(o.token)}`);

@@ -5,12 +5,14 @@
  */
 import { specFor, type RunCtx } from './dag-index.js';
 import { formatDuration } from './duration.js';
-import { afterTerminal, ended } from './follow.js';
+import { afterTerminal } from './settle.js';
+import { annotate, transition } from './transition.js';
 import type { TaskInstance, TaskSpec, TriggerRecord } from './model.js';
 import { taskKeyString } from './model.js';
 import type { LoadedBundle, Ports, SensorPoke } from './ports.js';
 import { renderDeep } from './template.js';
-import { VIRTUAL_SHARDS, varsFor } from './waiting.js';
+import { varsFor } from './dag-index.js';
+import { VIRTUAL_SHARDS } from './sensor-start.js';
 import type { Outcome } from './worker-finish.js';
 
 /** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */
@@ -60,6 +62,8 @@ export async function timedPoke(p: Ports, poke: SensorPoke, pc: Record<string, u
 }
 
 const POKE_SETTLED = 'poke settled';
+/** How long a poke claim (`p:<hashcode>`) is kept: far beyond any cycle that may still run. */
+const POKE_CLAIM_RETENTION_MS = 24 * 3600_000;
 
 /** Reschedule mode: one poke by the worker, then success, timeout, or a deferral until the next poke. */
 export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, bundle: LoadedBundle): Promise<Outcome> {
@@ -77,12 +81,15 @@ export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstan
     return s.softFail ? { kind: 'skipped', reason: error } : { kind: 'failed', error, noRetry: true };
   }
   const n = (ti.pokeCount ?? 0) + 1;
+  // As Airflow's BaseSensorOperator.execute (task-sdk/src/airflow/sdk/bases/sensor.py): the
+  // timeout is checked after a poke returns false, and the next poke keeps its interval;
+  // only exponential backoff trims its wait to the time left (_get_next_poke_interval).
   let wait = s.pokeIntervalMs;
-  if (s.exponentialBackoff) wait = Math.min(s.pokeIntervalMs * 2 ** Math.min(n - 1, 30), s.maxPokeIntervalMs ?? 24 * 3600_000);
-  wait = Math.min(wait, started + s.timeoutMs - now);
-  await p.store.updateTask(ti, { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, {
-    pokeCount: n, sensorStartedAt: started, error: r.error ?? null,
-  });
+  if (s.exponentialBackoff) {
+    wait = Math.min(s.pokeIntervalMs * 2 ** Math.min(n - 1, 30), s.maxPokeIntervalMs ?? 24 * 3600_000);
+    wait = Math.max(Math.min(wait, started + s.timeoutMs - now), 1);
+  }
+  await annotate(p, ti, { pokeCount: n, sensorStartedAt: started, error: r.error ?? null });
   return { kind: 'deferred', request: { __airless: 'defer', trigger: { after: wait }, resume: '__poke' } };
 }
 
@@ -133,7 +140,8 @@ export async function pokeShard(
   for (const t of triggers) if ((t.nextPokeAt ?? 0) > now) later(t.nextPokeAt!);
   await pool(due, p.config.pokeConcurrency, async (group) => {
     const first = group[0];
-    if (!(await p.store.claimPoke(first.hashcode!, opts.cycle))) {
+    // The claim only has to outlive the cycle: it expires a day later (DynamoDB TTL).
+    if (!(await p.store.claimPoke(first.hashcode!, opts.cycle, Math.ceil((now + POKE_CLAIM_RETENTION_MS) / 1000)))) {
       later(now + p.config.pokeTimeoutMs);
       return;
     }
@@ -173,11 +181,13 @@ async function settleSensor(p: Ports, t: TriggerRecord): Promise<boolean> {
     if (!ti || ti.state !== 'scheduled') await p.store.deleteTrigger(t.id);
     return false;
   }
-  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state: 'success', ...ended(p) });
+  const run = await p.store.getRun(t.dagId, t.runId);
+  if (!run) return false;
+  const rc = { run, spec: await specFor(p, run) };
+  const r = await transition(p, rc, ti, 'success');
   if (!r.ok) return false;
   await p.store.deleteTrigger(t.id);
-  const run = await p.store.getRun(t.dagId, t.runId);
-  if (run) await afterTerminal(p, { run, spec: await specFor(p, run) }, t.taskId, 'success');
+  await afterTerminal(p, rc, t.taskId, 'success');
   return true;
 }
 
@@ -187,7 +197,7 @@ export async function timeoutSensor(p: Ports, rc: RunCtx, ti: TaskInstance, t: T
   const s = t.sensor!;
   const error = `sensor timed out after ${formatDuration(s.timeoutMs)}${trig?.lastError ? `; last error: ${trig.lastError}` : ''}`;
   const state = s.softFail ? 'skipped' : 'failed';
-  const r = await p.store.updateTask(ti, { state: 'sensing', tryNumber: ti.tryNumber }, { state, error, ...ended(p) });
+  const r = await transition(p, rc, ti, state, { error });
   if (!r.ok) return;
   await p.store.deleteTrigger(taskKeyString(ti));
   await afterTerminal(p, rc, ti.taskId, state);

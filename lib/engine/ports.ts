@@ -34,9 +34,13 @@ export interface TaskExpect {
   owner?: string;
 }
 
-/** Fields a task write sets; `null` removes the attribute. */
+/**
+ * Fields a task write sets; `null` removes the attribute. Upstream outcomes are not a
+ * field: stores keep one attribute per upstream, written by `recordUpstream` and removed
+ * by `clearTask` only.
+ */
 export type TaskPatch = {
-  [K in keyof Omit<TaskInstance, 'dagId' | 'runId' | 'taskId'>]?: TaskInstance[K] | null;
+  [K in keyof Omit<TaskInstance, 'dagId' | 'runId' | 'taskId' | 'upstream'>]?: TaskInstance[K] | null;
 };
 
 export type RunPatch = {
@@ -100,10 +104,14 @@ export interface Store {
    * writer sees the write that makes the trigger rule decidable.
    */
   recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: TaskInstance['upstream'][string]): Promise<TaskInstance>;
+  /**
+   * Clear (`airflow tasks clear`): a compare-and-set like `updateTask` that also forgets the
+   * recorded outcomes of the given upstream tasks (they are cleared too and will report
+   * again), in the same atomic write.
+   */
+  clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>>;
   /** Non-terminal task instances with `dueAt <= now`, oldest first. */
   listDueTasks(now: number, limit: number): Promise<TaskInstance[]>;
-  /** Removes all task instances of a run (used by clear of a whole run). */
-  deleteTask(key: TaskKey): Promise<void>;
 
   // triggers: sensors waiting for the poker, tasks waiting for an event
   /** Conditional put: fails when a trigger with this id exists. */
@@ -115,13 +123,12 @@ export interface Store {
   listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]>;
   /** Event triggers waiting for this key. */
   listEventTriggers(eventKey: string): Promise<TriggerRecord[]>;
-  /** Triggers whose `timeoutAt <= now`. */
-  listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]>;
   /**
    * Claims poke cycle `cycle` of target `hashcode`: true for exactly one caller per
-   * (hashcode, cycle), however many pokers race.
+   * (hashcode, cycle), however many pokers race. `expiresAtSec` (epoch seconds) lets the
+   * claim record expire (DynamoDB TTL) once no poker can still be in that cycle.
    */
-  claimPoke(hashcode: string, cycle: number): Promise<boolean>;
+  claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean>;
 
   // XCom
   /** `expiresAt` (epoch seconds) lets the item expire with its run (DynamoDB TTL). */
@@ -153,9 +160,9 @@ export interface FireMessage {
   runId: string;
   taskId: string;
   tryNumber: number;
-  /** Why: a deferral trigger, a retry delay ending, a sensor timeout, a reschedule poke. */
-  reason: 'trigger' | 'retry' | 'timeout' | 'poke';
-  /** Claim token of the try segment that deferred: a stale fire cannot resume a later deferral. */
+  /** Why: a deferral's trigger fired (a timer, a reschedule poke), or a retry delay ended. */
+  reason: 'trigger' | 'retry';
+  /** Claim token of the try segment that deferred (required with `trigger`): a stale fire cannot resume a later deferral. */
   token?: string;
   payload?: unknown;
 }
@@ -276,8 +283,6 @@ export interface EngineConfig {
   signalRetentionMs: number;
   /** Finished runs expire this long after they end (0 = keep). */
   runRetentionMs: number;
-  /** Longest wait the queue can delay a message by (SQS: 15 minutes). */
-  maxQueueDelayMs: number;
   /** A timer not delivered this long after its time is fired by reconcile instead. */
   timerGraceMs: number;
   /**
@@ -299,7 +304,6 @@ export const DEFAULT_CONFIG: EngineConfig = {
   requeueAfterMs: 5 * 60_000,
   signalRetentionMs: 24 * 3600_000,
   runRetentionMs: 90 * 24 * 3600_000,
-  maxQueueDelayMs: 15 * 60_000,
   timerGraceMs: 2 * 60_000,
   maxEagerFollows: 16,
   pokeConcurrency: 256,

@@ -7,13 +7,12 @@
  * and creates the runs schedules owe.
  */
 import { specFor, taskSpec, type RunCtx } from './dag-index.js';
-import { advanceRun, queueTask } from './follow.js';
+import { advanceRun, queueTask, startQueuedRuns } from './settle.js';
 import type { DagRun, TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
 import { timeoutSensor } from './poke.js';
-import { startQueuedRuns, scheduleDag } from './runs.js';
-import { reviewDeferred } from './waiting.js';
-import { expireLease, requeueIfLost } from './recover.js';
+import { scheduleDag } from './runs.js';
+import { expireLease, requeueIfLost, reviewDeferred } from './recover.js';
 
 export interface ReconcileReport {
   due: number;
@@ -68,7 +67,8 @@ async function advance(p: Ports, run: DagRun, report: ReconcileReport): Promise<
   try {
     const fresh = await p.store.getRun(run.dagId, run.runId);
     if (!fresh || fresh.state !== 'running') return;
-    await advanceRun(p, { run: fresh, spec: await specFor(p, fresh) });
+    const rc = { run: fresh, spec: await specFor(p, fresh) };
+    await advanceRun(p, rc, (ti) => (ti.state === 'queued' ? requeueIfLost(p, ti) : expireLease(p, rc, ti)));
     report.runsAdvanced++;
   } catch (err) {
     p.log.error('reconcile could not advance a run', { dagId: run.dagId, runId: run.runId, error: String(err) });

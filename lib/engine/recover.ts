@@ -8,6 +8,9 @@ import { taskSpec, type RunCtx } from './dag-index.js';
 import type { TaskInstance } from './model.js';
 import type { EngineConfig, Ports } from './ports.js';
 import { failTry } from './worker-finish.js';
+import { annotate } from './transition.js';
+import { EVENT_RECHECK_MS, resumeDeferred } from './waiting.js';
+import { taskKeyString } from './model.js';
 
 /**
  * When reconcile should next look at a queued or running try: a queued try's message is
@@ -28,7 +31,7 @@ export async function requeueIfLost(p: Ports, ti: TaskInstance): Promise<boolean
   if (now < (recoveryDueAt(ti, p.config) ?? Number.POSITIVE_INFINITY)) return false;
   // Concurrent reconcilers may both pass this write and both send: a duplicate message
   // loses its claim, so that is harmless (and rare).
-  const r = await p.store.updateTask(ti, { state: 'queued', tryNumber: ti.tryNumber }, { requeuedAt: now, requeues: n + 1, dueAt: null });
+  const r = await annotate(p, ti, { requeuedAt: now, requeues: n + 1, dueAt: null });
   if (!r.ok) return false;
   p.metrics.count('Requeued');
   await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber }]);
@@ -39,6 +42,38 @@ export async function requeueIfLost(p: Ports, ti: TaskInstance): Promise<boolean
 export async function expireLease(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
   if ((ti.leaseUntil ?? Number.POSITIVE_INFINITY) > p.clock.now()) return false;
   p.metrics.count('ExpiredLeases');
-  return failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)',
-    { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner }, false);
+  return failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)', false);
 }
+
+/** Reconcile's look at a deferred task that is due: time out, fire a lost timer, or re-check a signal. */
+export async function reviewDeferred(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
+  const now = p.clock.now();
+  const t = taskSpec(rc.spec, ti.taskId);
+  if (ti.deferTimeoutAt !== undefined && ti.deferTimeoutAt <= now) {
+    await failTry(p, rc, t, ti, `deferral timed out waiting for ${describeTrigger(ti)}`, false);
+    if (ti.trigger && 'event' in ti.trigger) await p.store.deleteTrigger(taskKeyString(ti));
+    return;
+  }
+  if (ti.trigger && 'at' in ti.trigger && Number(ti.trigger.at) <= now) {
+    p.metrics.count('TimersRecovered');
+    await resumeDeferred(p, rc, ti, { reason: 'trigger' });
+    return;
+  }
+  if (ti.trigger && 'event' in ti.trigger) {
+    const sig = await p.store.getSignal(ti.trigger.event, now);
+    if (sig) {
+      await resumeDeferred(p, rc, ti, { payload: sig.payload, key: ti.trigger.event, reason: 'trigger' });
+      return;
+    }
+  }
+  const next = Math.min(now + EVENT_RECHECK_MS, ti.deferTimeoutAt ?? Number.POSITIVE_INFINITY);
+  await annotate(p, ti, { dueAt: next });
+}
+
+function describeTrigger(ti: TaskInstance): string {
+  const tr = ti.trigger;
+  if (tr && 'event' in tr) return `event ${JSON.stringify(tr.event)}`;
+  if (tr && 'at' in tr) return `the timer of ${new Date(Number(tr.at)).toISOString()}`;
+  return 'its trigger';
+}
+

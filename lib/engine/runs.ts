@@ -4,7 +4,8 @@
  */
 import { loadRunCtx, specFor, type RunCtx } from './dag-index.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
-import { advanceRun, keyOf } from './follow.js';
+import { advanceRun, keyOf, startQueuedRuns } from './settle.js';
+import { transition } from './transition.js';
 import type { DagRecord, DagRun, DagSpec, Manifest, RunType } from './model.js';
 import type { Cas, Ports } from './ports.js';
 import { isRunTerminal, isTerminal } from './states.js';
@@ -57,42 +58,6 @@ export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions =
   const r = await createRun(p, dag, { ...opts, runType: opts.runType ?? 'manual' });
   if (!r.ok) throw new InvalidInputError(`run ${opts.runId ?? ''} of dag ${dagId} exists already`);
   return (await p.store.getRun(dagId, r.item.runId)) ?? r.item;
-}
-
-/**
- * Starts queued runs, oldest logical date first, while maxActiveRuns allows.
- * `created`: a run just created (the listing may come from an eventually consistent index
- * that does not show it yet). `ended`: called because a run just ended.
- * Runs wait in `queued` only while the DAG is at maxActiveRuns (or after a crash, which
- * reconcile's call without hints covers), so below the limit nothing is listed: a new run
- * is started directly, and an ending run lists only when the DAG was full. Listing at every
- * run start and end would read every active run of the DAG each time.
- */
-export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean } = {}): Promise<void> {
-  const dag = await p.store.getDag(dagId);
-  if (!dag || dag.paused) return;
-  const active = dag.activeRuns ?? 0;
-  const max = dag.spec.maxActiveRuns;
-  const mayWait = hint.created ? active >= max : hint.ended ? active + 1 >= max : true;
-  const listed = mayWait ? await p.store.listRuns(dagId, { states: ['queued'] }) : [];
-  const { created } = hint;
-  if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
-  const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
-  for (const run of queued) {
-    const r = await p.store.updateRun(
-      dagId,
-      run.runId,
-      { state: 'queued' },
-      { state: 'running', startedAt: p.clock.now() },
-      { delta: 1, max: dag.spec.maxActiveRuns },
-    );
-    if (!r.ok) {
-      if (r.reason === 'slots') return;
-      p.metrics.count('LostRaces');
-      continue;
-    }
-    await advanceRun(p, { run: r.item, spec: await specFor(p, r.item) });
-  }
 }
 
 /**
@@ -193,16 +158,8 @@ export async function clearTasks(
   const cleared: string[] = [];
   for (const ti of await p.store.listTasks(dagId, runId)) {
     if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;
-    const upstream = Object.fromEntries(Object.entries(ti.upstream).filter(([u]) => !set.has(u)));
-    const r = await p.store.updateTask(
-      ti,
-      { state: ti.state, tryNumber: ti.tryNumber },
-      {
-        state: 'scheduled', upstream, tryBase: ti.tryNumber, error: null, startedAt: null, endedAt: null,
-        ready: null, nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null,
-        sensorStartedAt: null, pokeCount: null, owner: null, dueAt: null, expiresAt: null,
-      },
-    );
+    const forgetUpstream = Object.keys(ti.upstream).filter((u) => set.has(u));
+    const r = await transition(p, rc, ti, 'scheduled', {}, { forgetUpstream });
     if (r.ok) cleared.push(ti.taskId);
   }
   await reopenRun(p, rc);
@@ -218,4 +175,4 @@ async function reopenRun(p: Ports, rc: RunCtx): Promise<void> {
   await advanceRun(p, rc);
 }
 
-export { keyOf };
+export { keyOf, startQueuedRuns };

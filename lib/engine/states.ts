@@ -52,16 +52,19 @@ export function isRunTerminal(state: RunState): boolean {
 }
 
 /**
- * The explicit transition table. A write that is not listed here is a bug in the
- * engine, and `assertTransition` throws on it (tests exercise every edge).
+ * The explicit transition table, checked by the one writer of task state
+ * (transition.ts): a write that is not listed here is a bug in the engine, and
+ * `assertTransition` throws on it.
  * `clear` may move any terminal state back to `scheduled`; it is listed too.
  */
 export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
-  scheduled: ['queued', 'sensing', 'skipped', 'upstream_failed', 'removed'],
+  // `deferred` from `scheduled`: a time sensor waits on a timer without a worker.
+  scheduled: ['queued', 'sensing', 'deferred', 'skipped', 'upstream_failed', 'removed'],
   queued: ['running', 'skipped', 'upstream_failed', 'scheduled', 'removed', 'failed'],
   running: ['success', 'failed', 'up_for_retry', 'deferred', 'skipped', 'scheduled'],
   up_for_retry: ['queued', 'sensing', 'failed', 'scheduled'],
-  deferred: ['queued', 'failed', 'up_for_retry', 'skipped', 'scheduled'],
+  // `success` from `deferred`: a time sensor's timer fired.
+  deferred: ['queued', 'success', 'failed', 'up_for_retry', 'skipped', 'scheduled'],
   sensing: ['success', 'failed', 'skipped', 'up_for_retry', 'scheduled'],
   success: ['scheduled'],
   failed: ['scheduled'],

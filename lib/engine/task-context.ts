@@ -9,8 +9,8 @@ import { InvalidInputError } from './errors.js';
 import type { TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
 import { renderTemplate, type TemplateVars } from './template.js';
-import { varsFor } from './waiting.js';
-import { retainUntil } from './follow.js';
+import { varsFor } from './dag-index.js';
+import { retainUntil } from './settle.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -9,7 +9,8 @@ import { TRIGGER_RULES, type DagSpec, type TaskSpec } from './model.js';
 import { assertTimezone, parseSchedule } from './timetable.js';
 
 /** Ids of DAGs and tasks. */
-export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/;
+/** DAG and task ids: Airflow's `validate_key` (airflow/utils/helpers.py): word characters, `.` and `-`, at most 250. */
+export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,250}$/;
 
 /** Sensor types the engine implements. */
 export const BUILTIN_SENSOR_TYPES: readonly string[] = ['file', 's3_key', 'http', 'external_task', 'time'];
@@ -30,7 +31,7 @@ export interface ValidateOptions {
  */
 export function idProblem(kind: 'dag' | 'task', id: unknown): string | undefined {
   if (typeof id === 'string' && ID_PATTERN.test(id)) return undefined;
-  return `invalid ${kind} id ${JSON.stringify(id)}: use 1-200 characters from A-Z a-z 0-9 _ . -`;
+  return `invalid ${kind} id ${JSON.stringify(id)}: use 1-250 characters from A-Z a-z 0-9 _ . -`;
 }
 
 /**
@@ -75,11 +76,7 @@ export function validateDagSpec(spec: DagSpec, opts: ValidateOptions = {}): void
   checkEdges(spec.tasks, byId, fail);
   const cycle = findCycle(spec.tasks, byId);
   if (cycle) fail(`cycle: ${cycle.join(' -> ')}`);
-  for (const t of spec.tasks) {
-    if (t.kind === 'branch' && t.downstream.length === 0) {
-      fail(`branch task "${t.taskId}" has no downstream tasks to choose from`, t.taskId);
-    }
-  }
+  // A branch without downstream tasks is valid, as in Airflow: it has nothing to skip.
   if (!Number.isInteger(spec.maxParallelism) || spec.maxParallelism < Math.min(1, spec.tasks.length) || spec.maxParallelism > spec.tasks.length) {
     fail(`maxParallelism must be an integer between 1 and the number of tasks, got ${String(spec.maxParallelism)}`);
   }
@@ -139,6 +136,35 @@ function checkTask(t: TaskSpec, opts: ValidateOptions, fail: (msg: string, cause
   checkMs('maxPokeInterval', s.maxPokeIntervalMs, fail, true);
   if (s.pokeContext === null || typeof s.pokeContext !== 'object' || Array.isArray(s.pokeContext)) {
     fail('sensor pokeContext must be an object');
+  }
+  const missing = builtinContextProblem(s.type, s.pokeContext as Record<string, unknown>);
+  if (missing) fail(`${s.type} sensor ${missing}`);
+}
+
+const text = (v: unknown): boolean => typeof v === 'string' && v !== '';
+
+/**
+ * What a built-in sensor's poke context lacks, checked at build so that the run does not
+ * crash on it. Values may be templates (`'{{ ds }}'`): only presence and type are checked.
+ */
+function builtinContextProblem(type: string, pc: Record<string, unknown>): string | undefined {
+  switch (type) {
+    case 'time': {
+      const given = ['at', 'after'].filter((k) => pc[k] !== undefined);
+      if (given.length !== 1) return 'needs exactly one of "at" (a date) and "after" (a duration) in its poke context';
+      return text(pc[given[0]!]) || typeof pc[given[0]!] === 'number' ? undefined : `"${given[0]}" must be a string or a number`;
+    }
+    case 'file':
+      return text(pc.path) ? undefined : 'needs a "path" string in its poke context';
+    case 's3_key':
+      return text(pc.key) || typeof pc.prefix === 'string' ? undefined : 'needs a "key" (or a "prefix") in its poke context';
+    case 'http':
+      return text(pc.url) ? undefined : 'needs a "url" string in its poke context';
+    case 'external_task':
+      if (!text(pc.externalDagId ?? pc.dagId)) return 'needs "externalDagId" in its poke context';
+      return text(pc.externalTaskId ?? pc.taskId) ? undefined : 'needs "externalTaskId" in its poke context';
+    default:
+      return undefined;
   }
 }
 

@@ -4,104 +4,18 @@
  * waiting task back. A waiting task holds no worker and no maxActiveTasks slot.
  */
 import type { DeferRequest } from './context.js';
-import { specFor, taskSpec, type RunCtx } from './dag-index.js';
+import { specFor, varsFor, type RunCtx } from './dag-index.js';
 import { parseDuration } from './duration.js';
-import { afterTerminal, ended, keyOf, queueTask, slotFor } from './follow.js';
-import { canonicalJson, sha256Hex } from './hash.js';
+import { afterTerminal, queueTask } from './settle.js';
+import { armTimer, fireTime } from './sensor-start.js';
+import { annotate, transition } from './transition.js';
 import type { SignalRecord, TaskInstance, TaskSpec, TriggerSpec } from './model.js';
 import { taskKeyString } from './model.js';
 import type { FireMessage, Ports } from './ports.js';
-import { failTry } from './worker-finish.js';
-import { renderDeep, renderTemplate, templateVars } from './template.js';
+import { renderTemplate } from './template.js';
 
-/** Poke targets are spread over this many virtual shards; poker i of N takes v ≡ i (mod N). */
-export const VIRTUAL_SHARDS = 64;
-/** Default of `EngineConfig.timerGraceMs`: Scheduler fires within 60 s of its time; reconcile steps in after this. */
-export const TIMER_GRACE_MS = 2 * 60_000;
 /** How often reconcile re-checks a task waiting on an event (a missed signal). */
 export const EVENT_RECHECK_MS = 60_000;
-
-let seq = 0;
-/** A claim token unique in this process (the worker id makes it unique across processes). */
-export function newToken(p: Ports): string {
-  seq += 1;
-  return `${p.workerId ?? 'w'}-${p.clock.now().toString(36)}-${seq}`;
-}
-
-export function varsFor(rc: RunCtx, taskId: string) {
-  return templateVars({
-    dagId: rc.run.dagId,
-    runId: rc.run.runId,
-    taskId,
-    logicalDate: rc.run.logicalDate,
-    dataIntervalStart: rc.run.dataIntervalStart,
-    dataIntervalEnd: rc.run.dataIntervalEnd,
-    params: { ...rc.spec.params, ...rc.run.conf },
-    conf: rc.run.conf,
-  });
-}
-
-/** Time at which a `{after}` / `{at}` trigger fires. */
-export function fireTime(trigger: { after?: string | number; at?: string | number }, now: number): number {
-  if (trigger.after !== undefined) return now + parseDuration(trigger.after);
-  const at = typeof trigger.at === 'number' ? trigger.at : Date.parse(String(trigger.at));
-  if (!Number.isFinite(at)) throw new Error(`invalid trigger time ${JSON.stringify(trigger.at)}`);
-  return at;
-}
-
-/** Stable identity of a sensor target: `hash(type + canonical rendered poke context)`. */
-export function sensorHash(type: string, pokeContext: unknown): { hashcode: string; shardcode: number } {
-  const hashcode = sha256Hex(`${type}\n${canonicalJson(pokeContext)}`).slice(0, 32);
-  return { hashcode, shardcode: parseInt(hashcode.slice(0, 8), 16) % VIRTUAL_SHARDS };
-}
-
-/** A sensor became ready: batched sensors register for the poker, time sensors arm a timer. */
-export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: TaskSpec): Promise<void> {
-  const s = t.sensor!;
-  const now = p.clock.now();
-  const vars = varsFor(rc, ti.taskId);
-  const pokeContext = renderDeep(s.pokeContext, vars) as Record<string, unknown>;
-  const tryNumber = ti.tryNumber + 1;
-  const sensorStartedAt = ti.sensorStartedAt ?? now;
-  const timeoutAt = sensorStartedAt + s.timeoutMs;
-  if (s.type === 'time') {
-    const fireAt = fireTime(pokeContext as { after?: string; at?: string }, now);
-    const token = newToken(p);
-    const r = await p.store.updateTask(ti, { state: 'scheduled', tryNumber: ti.tryNumber }, {
-      state: 'deferred', tryNumber, owner: token, nextMethod: '__time_sensor', trigger: { at: fireAt },
-      sensorStartedAt, queuedAt: now, startedAt: now, dueAt: fireAt + p.config.timerGraceMs, ready: null,
-    });
-    if (!r.ok) return void p.metrics.count('LostRaces');
-    p.metrics.count('TasksDeferred');
-    await armTimer(p, r.item, fireAt, token);
-    return;
-  }
-  const { hashcode, shardcode } = sensorHash(s.type, pokeContext);
-  // The trigger row is written first: a crash before the state write leaves a
-  // registration that the next decision re-uses, never a sensing task nobody pokes.
-  const reg = {
-    id: taskKeyString(ti), kind: 'sensor' as const, dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber,
-    createdAt: now, timeoutAt, bundleVersion: rc.run.bundleVersion, sensorType: s.type, pokeContext,
-    hashcode, shardcode, nextPokeAt: now, pokeIntervalMs: s.pokeIntervalMs, softFail: s.softFail,
-  };
-  const put = await p.store.putTrigger(reg);
-  // A row left by an earlier try (a crash after its terminal write, then a clear) would
-  // be deleted by the poker as stale and strand this try: replace it.
-  if (!put.ok && put.current && put.current.tryNumber !== tryNumber) {
-    await p.store.deleteTrigger(reg.id);
-    await p.store.putTrigger(reg);
-  }
-  const r = await p.store.updateTask(ti, { state: 'scheduled', tryNumber: ti.tryNumber }, {
-    state: 'sensing', tryNumber, sensorStartedAt, queuedAt: now, startedAt: now, dueAt: timeoutAt, ready: null,
-  });
-  if (!r.ok) return void p.metrics.count('LostRaces');
-  p.metrics.count('SensorsRegistered');
-}
-
-async function armTimer(p: Ports, ti: TaskInstance, fireAt: number, token: string): Promise<void> {
-  const msg: FireMessage = { kind: 'fire', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber, reason: 'trigger', token };
-  await p.timer.schedule(`defer-${token}`, fireAt, msg);
-}
 
 /** `running → deferred`: stores the resume point and arms the trigger; the worker is then free. */
 export async function deferTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, req: DeferRequest): Promise<boolean> {
@@ -119,15 +33,9 @@ export async function deferTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInsta
     dueAt = fireAt + p.config.timerGraceMs;
   }
   if (timeoutAt !== undefined) dueAt = Math.min(dueAt, timeoutAt);
-  const r = await p.store.updateTask(
-    ti,
-    { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner },
-    {
-      state: 'deferred', nextMethod: req.resume ?? 'execute', nextKwargs: req.kwargs ?? {}, trigger,
-      deferTimeoutAt: timeoutAt ?? null, dueAt, leaseUntil: null, triggerEvent: null,
-    },
-    slotFor(rc, -1),
-  );
+  const r = await transition(p, rc, ti, 'deferred', {
+    nextMethod: req.resume ?? 'execute', nextKwargs: req.kwargs ?? {}, trigger, deferTimeoutAt: timeoutAt ?? null, dueAt,
+  });
   if (!r.ok) return false;
   p.metrics.count('TasksDeferred');
   if ('at' in trigger) {
@@ -160,18 +68,14 @@ export async function resumeDeferred(
   if (ti.state !== 'deferred') return false;
   const now = p.clock.now();
   if (ti.nextMethod === '__time_sensor') {
-    const r = await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, {
-      state: 'success', ...ended(p),
-    });
+    const r = await transition(p, rc, ti, 'success');
     if (!r.ok) return false;
     p.metrics.count('TriggersFired');
     await afterTerminal(p, rc, ti.taskId, 'success');
     return true;
   }
   const withEvent: TaskInstance = { ...ti, triggerEvent: { payload: event.payload, firedAt: now, key: event.key } };
-  const r = await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, {
-    triggerEvent: withEvent.triggerEvent,
-  });
+  const r = await annotate(p, ti, { triggerEvent: withEvent.triggerEvent });
   if (!r.ok) return false;
   if (!(await queueTask(p, rc, r.item))) return false;
   p.metrics.count('TriggersFired');
@@ -187,7 +91,7 @@ export async function handleFire(p: Ports, rc: RunCtx, msg: FireMessage): Promis
     if (ti.state === 'up_for_retry') await queueTask(p, rc, ti);
     return;
   }
-  if (ti.state !== 'deferred' || (msg.token && ti.owner !== msg.token)) return void p.metrics.count('StaleFires');
+  if (ti.state !== 'deferred' || msg.token === undefined || ti.owner !== msg.token) return void p.metrics.count('StaleFires');
   await resumeDeferred(p, rc, ti, { payload: msg.payload, reason: msg.reason });
 }
 
@@ -213,37 +117,3 @@ export async function sendSignal(p: Ports, key: string, payload?: unknown): Prom
   return resumed;
 }
 
-/** Reconcile's look at a deferred task that is due: time out, fire a lost timer, or re-check a signal. */
-export async function reviewDeferred(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
-  const now = p.clock.now();
-  const t = taskSpec(rc.spec, ti.taskId);
-  if (ti.deferTimeoutAt !== undefined && ti.deferTimeoutAt <= now) {
-    const expect = { state: 'deferred' as const, tryNumber: ti.tryNumber, owner: ti.owner };
-    await failTry(p, rc, t, ti, `deferral timed out waiting for ${describeTrigger(ti)}`, expect, false);
-    if (ti.trigger && 'event' in ti.trigger) await p.store.deleteTrigger(taskKeyString(ti));
-    return;
-  }
-  if (ti.trigger && 'at' in ti.trigger && Number(ti.trigger.at) <= now) {
-    p.metrics.count('TimersRecovered');
-    await resumeDeferred(p, rc, ti, { reason: 'trigger' });
-    return;
-  }
-  if (ti.trigger && 'event' in ti.trigger) {
-    const sig = await p.store.getSignal(ti.trigger.event, now);
-    if (sig) {
-      await resumeDeferred(p, rc, ti, { payload: sig.payload, key: ti.trigger.event, reason: 'trigger' });
-      return;
-    }
-  }
-  const next = Math.min(now + EVENT_RECHECK_MS, ti.deferTimeoutAt ?? Number.POSITIVE_INFINITY);
-  await p.store.updateTask(ti, { state: 'deferred', tryNumber: ti.tryNumber, owner: ti.owner }, { dueAt: next });
-}
-
-function describeTrigger(ti: TaskInstance): string {
-  const tr = ti.trigger;
-  if (tr && 'event' in tr) return `event ${JSON.stringify(tr.event)}`;
-  if (tr && 'at' in tr) return `the timer of ${new Date(Number(tr.at)).toISOString()}`;
-  return 'its trigger';
-}
-
-export { keyOf };

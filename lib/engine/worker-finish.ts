@@ -6,9 +6,10 @@
 import type { DeferRequest } from './context.js';
 import type { RunCtx } from './dag-index.js';
 import { OversizedValueError } from './errors.js';
-import { afterTerminal, ended, keyOf, retainUntil, slotFor, wakeReady } from './follow.js';
+import { afterTerminal, holdsSlots, keyOf, retainUntil, wakeReady } from './settle.js';
+import { transition } from './transition.js';
 import type { TaskInstance, TaskSpec } from './model.js';
-import type { Ports, TaskExpect } from './ports.js';
+import type { Ports } from './ports.js';
 import { canRetry, retryDelayMs } from './retry.js';
 import type { TaskState } from './states.js';
 import { deferTask } from './waiting.js';
@@ -31,54 +32,41 @@ export async function failTry(
   t: TaskSpec,
   ti: TaskInstance,
   error: string,
-  expect: TaskExpect,
   noRetry: boolean,
 ): Promise<boolean> {
   const now = p.clock.now();
-  const from = (Array.isArray(expect.state) ? expect.state[0] : expect.state) as TaskState;
-  const slot = LEAVES_ACTIVE.has(from) ? slotFor(rc, -1) : undefined;
+  const freesSlot = LEAVES_ACTIVE.has(ti.state) && holdsSlots(rc);
   const tries = ti.tryNumber - (ti.tryBase ?? 0);
   if (!noRetry && canRetry(t, tries)) {
     const at = now + retryDelayMs(t, tries, `${ti.dagId}#${ti.taskId}#${rc.run.logicalDate}`);
-    // A retry starts over from `execute`: a failed resume must not be resumed again.
-    const r = await p.store.updateTask(ti, expect, {
-      state: 'up_for_retry', error, endedAt: now, dueAt: at, leaseUntil: null,
-      nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null, deferTimeoutAt: null,
-    }, slot);
-    if (!r.ok) return lost(p);
+    const r = await transition(p, rc, ti, 'up_for_retry', { error, dueAt: at });
+    if (!r.ok) return false;
     p.metrics.count('TaskRetried');
     p.log.warn('task up for retry', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error, retryAt: new Date(at).toISOString() });
     await p.timer.schedule(`retry-${ti.dagId}-${ti.runId}-${ti.taskId}-${ti.tryNumber}`, at, {
       kind: 'fire', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber, reason: 'retry',
     });
-    if (slot) await wakeReady(p, rc);
+    if (freesSlot) await wakeReady(p, rc);
     return true;
   }
-  const r = await p.store.updateTask(ti, expect, { state: 'failed', error, ...ended(p), leaseUntil: null }, slot);
-  if (!r.ok) return lost(p);
+  const r = await transition(p, rc, ti, 'failed', { error });
+  if (!r.ok) return false;
   p.log.error('task failed', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error });
   await afterTerminal(p, rc, ti.taskId, 'failed');
-  if (slot) await wakeReady(p, rc);
+  if (freesSlot) await wakeReady(p, rc);
   return true;
-}
-
-function lost(p: Ports): false {
-  p.metrics.count('LostRaces');
-  return false;
 }
 
 /** Writes the outcome of a try that this worker holds (state `running`, its token). */
 export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, outcome: Outcome): Promise<boolean> {
-  const expect: TaskExpect = { state: 'running', tryNumber: ti.tryNumber, owner: ti.owner };
-  const now = p.clock.now();
-  if (outcome.kind === 'failed') return failTry(p, rc, t, ti, outcome.error, expect, outcome.noRetry ?? false);
+  if (outcome.kind === 'failed') return failTry(p, rc, t, ti, outcome.error, outcome.noRetry ?? false);
   if (outcome.kind === 'deferred') {
     try {
       const ok = await deferTask(p, rc, t, ti, outcome.request);
-      if (ok && slotFor(rc, -1)) await wakeReady(p, rc);
-      return ok || lost(p);
+      if (ok && holdsSlots(rc)) await wakeReady(p, rc);
+      return ok;
     } catch (err) {
-      return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, expect, true);
+      return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
   }
   if (outcome.kind === 'success' && outcome.value !== undefined) {
@@ -86,13 +74,13 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value, retainUntil(p));
     } catch (err) {
       const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
-      return failTry(p, rc, t, ti, msg, expect, err instanceof OversizedValueError);
+      return failTry(p, rc, t, ti, msg, err instanceof OversizedValueError);
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  const r = await p.store.updateTask(ti, expect, { state, ...ended(p), leaseUntil: null, error: null }, slotFor(rc, -1));
-  if (!r.ok) return lost(p);
+  const r = await transition(p, rc, ti, state, { error: null });
+  if (!r.ok) return false;
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
-  if (slotFor(rc, -1)) await wakeReady(p, rc);
+  if (holdsSlots(rc)) await wakeReady(p, rc);
   return true;
 }

@@ -15,11 +15,12 @@ import {
 } from './context.js';
 import { hasTask, loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
 import { AirlessError, TaskTimeoutError } from './errors.js';
-import { keyOf } from './follow.js';
-import type { TaskInstance, TaskSpec } from './model.js';
+import { keyOf } from './settle.js';
+import type { DagSpec, TaskInstance, TaskSpec } from './model.js';
 import type { LoadedBundle, Ports, TaskMessage } from './ports.js';
 import { RunningTaskContext } from './task-context.js';
-import { newToken, varsFor } from './waiting.js';
+import { varsFor } from './dag-index.js';
+import { transition } from './transition.js';
 import { finishTask, type Outcome } from './worker-finish.js';
 import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
@@ -45,17 +46,9 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   }
   const t = taskSpec(rc.spec, msg.taskId);
   const now = p.clock.now();
-  const lease = (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
-  const owner = newToken(p);
-  const claim = await p.store.updateTask(
-    msg,
-    { state: 'queued', tryNumber: msg.tryNumber },
-    { state: 'running', owner, startedAt: now, leaseUntil: now + lease },
-  );
-  if (!claim.ok) {
-    p.metrics.count('LostRaces');
-    return 'lost';
-  }
+  // The claim: `queued → running` for exactly this try (a duplicate delivery loses it).
+  const claim = await transition(p, rc, { ...msg, state: 'queued', upstream: {} }, 'running');
+  if (!claim.ok) return 'lost';
   let ti = claim.item;
   if (ti.queuedAt !== undefined) p.metrics.timing('SchedulingLagMs', now - ti.queuedAt);
   let task = t;
@@ -130,7 +123,7 @@ export async function runBody(
         });
   try {
     const value = await (timeout ? Promise.race([run, timeout]) : run);
-    return toOutcome(t, value);
+    return toOutcome(rc.spec, t, value);
   } catch (err) {
     if (isSkipRequest(err)) return { kind: 'skipped', reason: err.reason };
     if (isDeferRequest(err)) return { kind: 'deferred', request: err };
@@ -146,14 +139,17 @@ export async function runBody(
 const SETTLED = 'try settled';
 const NEVER_ABORTED = new AbortController().signal;
 
-function toOutcome(t: TaskSpec, value: unknown): Outcome {
+function toOutcome(spec: DagSpec, t: TaskSpec, value: unknown): Outcome {
   if (isDeferRequest(value)) return { kind: 'deferred', request: value };
   if (isSkipRequest(value)) return { kind: 'skipped', reason: value.reason };
   if (t.kind === 'branch') {
     const chosen = value === undefined || value === null ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
-    const unknown = chosen.filter((c) => !t.downstream.includes(c));
+    // As Airflow's SkipMixin.skip_all_except: any task id of the DAG may be chosen (a
+    // valid id that is not a direct downstream skips nothing more); an id that is not in
+    // the DAG fails the try like any other error, retries included.
+    const unknown = chosen.filter((c) => !hasTask(spec, c));
     if (unknown.length > 0) {
-      return { kind: 'failed', error: `branch ${t.taskId} chose ${unknown.join(', ')}, which is not a direct downstream (${t.downstream.join(', ')})`, noRetry: true };
+      return { kind: 'failed', error: `branch ${t.taskId} chose ${unknown.join(', ')}, which is not a task of dag ${spec.dagId}` };
     }
     return { kind: 'success', value: chosen, chosen };
   }

@@ -3,7 +3,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { InvalidInputError } from '../engine/errors.js';
+import { InvalidInputError } from '../engine/index.js';
 import { BundleBucket } from './bundle-bucket.js';
 import { Functions } from './functions.js';
 import { Monitoring } from './monitoring.js';

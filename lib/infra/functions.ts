@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { InvalidInputError } from '../engine/errors.js';
+import { InvalidInputError } from '../engine/index.js';
 import type { BundleBucket } from './bundle-bucket.js';
 import type { ReadyQueue } from './ready-queue.js';
 import type { Schedules } from './schedules.js';

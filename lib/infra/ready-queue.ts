@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { InvalidInputError } from '../engine/errors.js';
+import { InvalidInputError } from '../engine/index.js';
 
 export interface ReadyQueueProps {
   /**

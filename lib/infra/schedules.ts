@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { InvalidInputError } from '../engine/errors.js';
+import { InvalidInputError } from '../engine/index.js';
 import { acknowledgeOnGrantee, acknowledgeWildcardResource } from './nag.js';
 import type { ReadyQueue } from './ready-queue.js';
 

@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { InvalidInputError } from '../engine/errors.js';
+import { InvalidInputError } from '../engine/index.js';
 import { acknowledgeWildcardResource } from './nag.js';
 import { tableDefinitions, tableEnvName, type KeyAttr, type TableDefinition } from './table-definitions.js';
 

@@ -2,7 +2,7 @@
  * Errors of isolated tries. They extend AirlessError, so the engine shows their message
  * as it is: one line, already naming what happened (and where, once located).
  */
-import { AirlessError } from '../engine/errors.js';
+import { AirlessError } from '../engine/index.js';
 
 /**
  * Task code failed inside its thread: an error it threw, a crash, an exit, running out of

@@ -8,8 +8,8 @@
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import { loadBundle } from '../build/load.js';
-import type { Manifest } from '../engine/model.js';
-import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/ports.js';
+import type { Manifest } from '../engine/index.js';
+import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import { TaskCodeError } from './errors.js';
 import { IsolationPool, type HostContext, type Reserved } from './pool.js';
 

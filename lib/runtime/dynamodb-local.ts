@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { AirlessError } from '../engine/errors.js';
+import { AirlessError } from '../engine/index.js';
 
 const run = promisify(execFile);
 

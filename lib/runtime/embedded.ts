@@ -11,10 +11,10 @@ import { MemoryQueue } from '../adapters/memory/queue.js';
 import { MemoryStore } from '../adapters/memory/store.js';
 import { MemoryTimer } from '../adapters/memory/timer.js';
 import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
-import { handleMessage } from '../engine/dispatch.js';
-import { MalformedMessageError } from '../engine/errors.js';
-import type { DagRun } from '../engine/model.js';
-import { pokeShard } from '../engine/poke.js';
+import { handleMessage } from '../engine/index.js';
+import { MalformedMessageError } from '../engine/index.js';
+import type { DagRun } from '../engine/index.js';
+import { pokeShard } from '../engine/index.js';
 import {
   DEFAULT_CONFIG,
   type BundleSource,
@@ -25,11 +25,11 @@ import {
   type Ports,
   type SensorPoke,
   type Store,
-} from '../engine/ports.js';
-import { reconcile } from '../engine/reconcile.js';
-import { recoveryDueAt } from '../engine/recover.js';
-import { registerManifest, triggerRun, type TriggerOptions } from '../engine/runs.js';
-import { isRunTerminal } from '../engine/states.js';
+} from '../engine/index.js';
+import { reconcile } from '../engine/index.js';
+import { recoveryDueAt } from '../engine/index.js';
+import { registerManifest, triggerRun, type TriggerOptions } from '../engine/index.js';
+import { isRunTerminal } from '../engine/index.js';
 import { threadsStarting } from '../isolation/pool.js';
 
 export interface RuntimeOptions {

@@ -2,9 +2,9 @@
  * A BundleSource over DAG definitions already in memory (no esbuild, no files): tests
  * and benchmarks build DAGs with `dag()` and run them directly.
  */
-import { sha256Hex } from '../engine/hash.js';
-import type { Manifest } from '../engine/model.js';
-import type { BundleSource, LoadedBundle, SensorPoke, TaskCallable } from '../engine/ports.js';
+import { sha256Hex } from '../engine/index.js';
+import type { Manifest } from '../engine/index.js';
+import type { BundleSource, LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
 
 /**

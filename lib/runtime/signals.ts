@@ -3,10 +3,10 @@
  * the key is a template rendered with the run's variables, DAG params and conf, as the
  * waiting task renders its own event key.
  */
-import type { DagRun, DagSpec } from '../engine/model.js';
-import type { Ports } from '../engine/ports.js';
-import { renderTemplate, templateVars } from '../engine/template.js';
-import { sendSignal } from '../engine/waiting.js';
+import type { DagRun, DagSpec } from '../engine/index.js';
+import type { Ports } from '../engine/index.js';
+import { renderTemplate, templateVars } from '../engine/index.js';
+import { sendSignal } from '../engine/index.js';
 
 /**
  * Renders `keyTemplate` for `run` and stores the signal.

@@ -3,11 +3,11 @@
  * validated {@link DagDefinition}. Everything here is synchronous and deterministic, so
  * building the same file twice gives the same spec.
  */
-import { InvalidDagError, InvalidInputError } from '../engine/errors.js';
-import type { DagSpec, RetryPolicy, SensorSpec, TaskKind, TaskSpec } from '../engine/model.js';
-import { parseDuration } from '../engine/duration.js';
-import { normalizeDate, parseSchedule } from '../engine/timetable.js';
-import { validateDagSpec } from '../engine/validate.js';
+import { InvalidDagError, InvalidInputError } from '../engine/index.js';
+import type { DagSpec, RetryPolicy, SensorSpec, TaskKind, TaskSpec } from '../engine/index.js';
+import { parseDuration } from '../engine/index.js';
+import { normalizeDate, parseSchedule } from '../engine/index.js';
+import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
 import type {
   BranchFn,

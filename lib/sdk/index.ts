@@ -7,14 +7,14 @@
  *   chain(task('extract', async () => 42), task('load', async (ctx) => ctx.xcom.pull('extract')));
  * });
  */
-import { InvalidDagError } from '../engine/errors.js';
-import { idProblem } from '../engine/validate.js';
+import { InvalidDagError } from '../engine/index.js';
+import { idProblem } from '../engine/index.js';
 import type { SensorDefinition } from './types.js';
 
 export { dag, chain } from './dag.js';
-export { BUILTIN_SENSOR_TYPES } from '../engine/validate.js';
-export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/context.js';
-export type { TriggerRule, TriggerSpec, SensorMode, DagSpec, TaskSpec } from '../engine/model.js';
+export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
+export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/index.js';
+export type { TriggerRule, TriggerSpec, SensorMode, DagSpec, TaskSpec } from '../engine/index.js';
 export type * from './types.js';
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Types DAG authors see. Durations are `'30s' | '10m' | '1h30m' | ms`.
  */
-import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/context.js';
-import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/model.js';
+import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
+import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
 
 export type Duration = string | number;
 

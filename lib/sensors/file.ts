@@ -3,8 +3,8 @@
  * only once it holds at least one entry, so an empty landing folder keeps waiting.
  */
 import { readdir, stat } from 'node:fs/promises';
-import type { SensorPoke } from '../engine/ports.js';
-import { InvalidInputError } from '../engine/errors.js';
+import type { SensorPoke } from '../engine/index.js';
+import { InvalidInputError } from '../engine/index.js';
 
 /** Poke context of the `file` sensor. `filepath` is accepted as Airflow spells it. */
 export interface FilePokeContext {

@@ -3,8 +3,8 @@
  * status (200 by default). A 404 is "not yet"; any other status or a network error is
  * "not yet" with an error, so a sensor that times out reports what the server said.
  */
-import type { SensorPoke } from '../engine/ports.js';
-import { AirlessError, InvalidInputError } from '../engine/errors.js';
+import type { SensorPoke } from '../engine/index.js';
+import { AirlessError, InvalidInputError } from '../engine/index.js';
 
 /** Poke context of the `http` sensor. */
 export interface HttpPokeContext {

@@ -2,7 +2,7 @@
  * Built-in sensor pokes that need I/O. The engine keeps `external_task` and `time`
  * (they need only the store and the clock); runtimes pass these in `Ports.sensors`.
  */
-import type { SensorPoke } from '../engine/ports.js';
+import type { SensorPoke } from '../engine/index.js';
 import { fileSensor } from './file.js';
 import { httpSensor, type HttpSensorOptions } from './http.js';
 import { s3KeySensor, type S3ClientFactory, type S3Like } from './s3-key.js';

@@ -6,8 +6,8 @@
  */
 // Loaded on the first s3_key poke: runtimes that never poke S3 never pay for the SDK.
 import type { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import type { SensorPoke } from '../engine/ports.js';
-import { InvalidInputError } from '../engine/errors.js';
+import type { SensorPoke } from '../engine/index.js';
+import { InvalidInputError } from '../engine/index.js';
 
 /** Poke context of the `s3_key` sensor. `key` may be a full `s3://bucket/key` URL. */
 export interface S3KeyPokeContext {

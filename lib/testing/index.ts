@@ -14,10 +14,10 @@
 import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { MemoryStore } from '../adapters/memory/store.js';
-import { InvalidInputError } from '../engine/errors.js';
-import type { DagRun, TaskInstance, XcomKey } from '../engine/model.js';
-import type { TaskState } from '../engine/states.js';
-import type { BundleSource, LoadedBundle, SensorPoke, Store, TaskCallable } from '../engine/ports.js';
+import { InvalidInputError } from '../engine/index.js';
+import type { DagRun, TaskInstance, XcomKey } from '../engine/index.js';
+import type { TaskState } from '../engine/index.js';
+import type { BundleSource, LoadedBundle, SensorPoke, Store, TaskCallable } from '../engine/index.js';
 import { InlineBundleSource } from '../runtime/inline-bundles.js';
 import { EmbeddedRuntime, type RunOutcome } from '../runtime/embedded.js';
 import { sendRunSignal } from '../runtime/signals.js';

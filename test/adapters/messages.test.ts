@@ -5,7 +5,7 @@ import { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from '../
 import type { QueueMessage } from '../../lib/engine/ports.js';
 
 const task: QueueMessage = { kind: 'task', dagId: 'etl', runId: 'scheduled__2024-01-01T00:00:00+00:00', taskId: 'extract', tryNumber: 1 };
-const fire: QueueMessage = { kind: 'fire', dagId: 'etl', runId: 'r1', taskId: 'wait', tryNumber: 2, reason: 'trigger', payload: { ok: true } };
+const fire: QueueMessage = { kind: 'fire', dagId: 'etl', runId: 'r1', taskId: 'wait', tryNumber: 2, reason: 'trigger', token: 'w-1', payload: { ok: true } };
 const schedule: QueueMessage = { kind: 'schedule', dagId: 'etl', tickAt: 0 };
 
 function malformed(body: string): string {
@@ -43,7 +43,7 @@ describe('queue messages', () => {
     expect(malformed('{"kind":"task","dagId":"a","runId":"r","taskId":"t","tryNumber":1,"x":1}')).toMatch(/unknown field\(s\): x/);
     expect(malformed('{"kind":"fire","dagId":"a","runId":"r","taskId":"t","tryNumber":1,"reason":"why"}')).toMatch(/"reason" must be one of/);
     expect(malformed('{"kind":"schedule","dagId":"a","tickAt":-1}')).toMatch(/"tickAt"/);
-    expect(malformed(JSON.stringify({ kind: 'schedule', dagId: 'x'.repeat(201), tickAt: 0 }))).toMatch(/dagId/);
+    expect(malformed(JSON.stringify({ kind: 'schedule', dagId: 'x'.repeat(251), tickAt: 0 }))).toMatch(/dagId/);
   });
 
   it('accepts runIds with ":" and "+" up to 250 characters', () => {

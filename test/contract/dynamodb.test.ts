@@ -100,6 +100,14 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
       expect((await store.getDag('d'))!.spec).toEqual(dag('d').spec);
     });
 
+    it('lets a poke claim expire (ttl on the p: item) and keeps the cycle condition', async () => {
+      const store = new DynamoStore({ client, tablePrefix: prefix });
+      expect(await store.claimPoke('h', 5, 1_900_000_000)).toBe(true);
+      const raw = await client.send(new GetItemCommand({ TableName: tableNames(prefix).kv, Key: { pk: { S: 'p:h' } } }));
+      expect(raw.Item).toMatchObject({ cycle: { N: '5' }, ttl: { N: '1900000000' } });
+      expect(await store.claimPoke('h', 5, 1_900_000_060)).toBe(false);
+    });
+
     it('keeps a terminal task out of the due index and its dueShard key out of the record', async () => {
       const store = new DynamoStore({ client, tablePrefix: prefix });
       const r = await store.putTask(task('d', 'r', 't', { state: 'success', dueAt: T0 }));

@@ -1,19 +1,33 @@
-/** Test helpers: an embedded runtime on a virtual clock over inline DAG definitions. */
+/**
+ * Test helpers: an embedded runtime on a virtual clock over inline DAG definitions.
+ * The store is chosen by the vitest project (`AIRLESS_TEST_STORE`): the memory store,
+ * or DynamoDB Local with fresh tables per runtime (see vitest.config.ts).
+ */
 import { VirtualClock } from '../../lib/adapters/memory/clock.js';
-import type { TaskInstance } from '../../lib/engine/model.js';
+import type { Store, TaskInstance } from '../../lib/engine/index.js';
 import type { DagDefinition, SensorDefinition } from '../../lib/sdk/types.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import { EmbeddedRuntime, type RuntimeOptions } from '../../lib/runtime/embedded.js';
+import { holdClockDuringCalls, onDynamo, testStore } from './stores.js';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 export async function makeRuntime(
   dags: DagDefinition[],
-  opts: Partial<RuntimeOptions> & { sensors?: RuntimeOptions['sensors']; sensorDefs?: SensorDefinition<any>[]; start?: number } = {},
+  opts: Partial<RuntimeOptions> & {
+    sensors?: RuntimeOptions['sensors'];
+    sensorDefs?: SensorDefinition<any>[];
+    start?: number;
+    /** Wraps the store of this project (a crash injector, a counter). */
+    wrapStore?: (s: Store) => Store;
+  } = {},
 ) {
   const clock = new VirtualClock(opts.start ?? T0);
   const bundles = new InlineBundleSource(dags, opts.sensorDefs ?? []);
-  const rt = new EmbeddedRuntime({ schedules: false, ...opts, bundles, clock });
+  const fresh = opts.store ?? (await testStore());
+  const base = onDynamo ? holdClockDuringCalls(fresh, clock) : fresh;
+  const store = opts.wrapStore ? opts.wrapStore(base) : base;
+  const rt = new EmbeddedRuntime({ schedules: false, ...opts, store, bundles, clock });
   await rt.register(bundles.version);
   return { rt, clock, bundles };
 }

@@ -54,9 +54,9 @@ describe.skipIf(!endpoint)('worker handler, a batch of ten with misbehaving task
     const event = { Records: messages.map((m) => ({ messageId: m.MessageId!, body: m.Body! })) } as unknown as SQSEvent;
     const { run } = await import('../../functions/worker.js');
     const started = performance.now();
-    const results = await run(event);
+    const results = await run(event, { getRemainingTimeInMillis: () => 600_000 });
     const wallMs = performance.now() - started;
-    expect(results.map((r) => r.status)).toEqual(Array(10).fill('fulfilled'));
+    expect(results.batchItemFailures).toEqual([]);
 
     const state = async (dagId: string, runId: string) =>
       Object.fromEntries((await ports.store.listTasks(dagId, runId)).map((t) => [t.taskId, [t.state, t.error ?? null]]));

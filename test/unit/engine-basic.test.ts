@@ -17,6 +17,21 @@ describe('engine on the embedded runtime', () => {
     expect(await rt.ports.store.getXcom({ dagId: 'chain', runId: r.run.runId, taskId: 'b', key: 'return_value' })).toBe(42);
   });
 
+  // Airflow 3: airflow/utils/helpers.py validate_key (max_length=250) for dag and task ids.
+  it('runs a DAG whose dag and task ids are 250 characters long, with a retry on the way', async () => {
+    const dagId = 'd'.repeat(250);
+    const [a, b] = ['a'.repeat(250), 'b'.repeat(250)];
+    let tries = 0;
+    const d = dag(dagId, { defaultArgs: { retries: 1, retryDelay: '1m' } }, ({ task }) => {
+      task(a, () => { if (++tries === 1) throw new Error('once'); return 1; }).before(task(b, async (ctx) => ctx.xcom.pull<number>(a)));
+    });
+    const { rt } = await makeRuntime([d]);
+    const r = await runOnce(rt, dagId);
+    expect(r.run.state).toBe('success');
+    expect(r.states).toEqual({ [a]: 'success', [b]: 'success' });
+    expect(await rt.ports.store.getXcom({ dagId, runId: r.run.runId, taskId: b, key: 'return_value' })).toBe(1);
+  });
+
   it('retries with delay then fails, upstream_failed downstream, run failed', async () => {
     let calls = 0;
     const d = dag('retry', { defaultArgs: { retries: 2, retryDelay: '10m' } }, ({ task }) => {

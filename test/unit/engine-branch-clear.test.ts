@@ -61,18 +61,45 @@ describe('branching', () => {
     expect(r.run.state).toBe('success');
   });
 
-  it('choosing a task that is not a direct downstream fails the branch without retries', async () => {
+  // Airflow 3: task-sdk/src/airflow/sdk/bases/skipmixin.py, SkipMixin.skip_all_except:
+  // branch_task_ids may name any task of the DAG; ids outside the DAG raise (the try fails).
+  it('choosing a task of the DAG that is not a direct downstream is no error: the direct downstreams not followed are skipped', async () => {
     const ran: string[] = [];
-    let calls = 0;
-    const d = dag('br5', { defaultArgs: { retries: 3, retryDelay: '1m' } }, ({ task, branch }) => {
-      const pick = branch('pick', () => { calls++; return 'nope'; });
-      pick.before(task('a', () => { ran.push('a'); }));
+    const d = dag('br5', {}, ({ task, branch }) => {
+      const pick = branch('pick', () => 'c');
+      const a = task('a', () => { ran.push('a'); });
+      const b = task('b', () => { ran.push('b'); });
+      const c = task('c', () => { ran.push('c'); }, { triggerRule: 'none_failed' });
+      pick.before(a, b);
+      b.before(c);
     });
     const { rt } = await makeRuntime([d]);
     const r = await runOnce(rt, 'br5');
-    expect(calls).toBe(1);
-    expect(r.states).toEqual({ pick: 'failed', a: 'upstream_failed' });
-    expect(r.tasks.pick.error).toMatch(/chose nope, which is not a direct downstream/);
+    // c follows its own trigger rule (none_failed passes a skipped upstream), as in Airflow,
+    // where NotPreviouslySkippedDep concerns only the branch's direct downstreams.
+    expect(r.states).toEqual({ pick: 'success', a: 'skipped', b: 'skipped', c: 'success' });
+    expect(r.tasks.pick.error).toBeUndefined();
+    expect(ran).toEqual(['c']);
+  });
+
+  it('choosing an id that is not in the DAG fails the try, and retries apply', async () => {
+    let calls = 0;
+    const d = dag('br6', { defaultArgs: { retries: 2, retryDelay: '1m' } }, ({ task, branch }) => {
+      branch('pick', () => (++calls < 3 ? 'nope' : 'a')).before(task('a', () => 1));
+    });
+    const { rt } = await makeRuntime([d]);
+    const r = await runOnce(rt, 'br6');
+    expect(calls).toBe(3);
+    expect(r.states).toEqual({ pick: 'success', a: 'success' });
+    expect(r.tasks.pick.tryNumber).toBe(3);
+  });
+
+  it('a branch with no downstream tasks is a valid DAG and succeeds', async () => {
+    const d = dag('br7', {}, ({ branch }) => { branch('pick', () => []); });
+    const { rt } = await makeRuntime([d]);
+    const r = await runOnce(rt, 'br7');
+    expect(r.states).toEqual({ pick: 'success' });
+    expect(r.run.state).toBe('success');
   });
 });
 
@@ -122,6 +149,23 @@ describe('clear and re-run', () => {
     expect(tries).toEqual([1, 2, 3, 4]);
     expect(b).toMatchObject({ state: 'success', tryNumber: 4 });
     expect((await rt.ports.store.getRun('cl2', first.run.runId))!.state).toBe('success');
+  });
+
+  it('after clearing a of a -> b, b waits for the new a (upstream outcomes of cleared tasks are forgotten)', async () => {
+    const log: string[] = [];
+    let aRuns = 0;
+    const d = dag('cl4', {}, ({ task }) => {
+      task('a', async () => { log.push(`a${++aRuns}:start`); await new Promise((r) => setImmediate(r)); log.push(`a${aRuns}:end`); })
+        .before(task('b', () => { log.push('b'); }));
+    });
+    const { rt } = await makeRuntime([d]);
+    const first = await runOnce(rt, 'cl4');
+    expect(first.states).toEqual({ a: 'success', b: 'success' });
+    expect(await clearTasks(rt.ports, 'cl4', first.run.runId, ['a'])).toEqual(expect.arrayContaining(['a', 'b']));
+    const b = (await rt.ports.store.getTask({ dagId: 'cl4', runId: first.run.runId, taskId: 'b' }))!;
+    expect(b).toMatchObject({ state: 'scheduled', upstream: {} });
+    await rt.runToCompletion('cl4', first.run.runId);
+    expect(log).toEqual(['a1:start', 'a1:end', 'b', 'a2:start', 'a2:end', 'b']);
   });
 
   it('clearing a successful task without downstream re-runs only it', async () => {

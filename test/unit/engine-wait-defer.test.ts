@@ -3,8 +3,9 @@
  * deferral timeouts, duplicate and stale fires, and a timer lost in a crash.
  */
 import { describe, expect, it } from 'vitest';
+import { handleMessage } from '../../lib/engine/index.js';
 import type { FireMessage, QueueMessage } from '../../lib/engine/ports.js';
-import { TIMER_GRACE_MS } from '../../lib/engine/waiting.js';
+import { DEFAULT_CONFIG } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';
 import { countingSensor, crashOnceStore, lateClock, lossyTimer, MIN } from '../helpers/waiting.js';
@@ -162,6 +163,24 @@ describe('deferral', () => {
   });
 });
 
+describe('fire messages', () => {
+  it('a resume needs the claim token of its deferral: without one it is malformed, with another it is stale', async () => {
+    const d = dag('tok', {}, ({ task }) => {
+      task('t', { execute: (ctx) => ctx.defer({ trigger: { after: '10m' }, resume: 'done' }), done: () => 'ok' });
+    });
+    const { rt } = await makeRuntime([d]);
+    const run = await rt.trigger('tok');
+    await rt.runUntil(async () => (await rt.ports.store.getTask({ dagId: 'tok', runId: run.runId, taskId: 't' }))?.state === 'deferred');
+    const fire = { kind: 'fire', dagId: 'tok', runId: run.runId, taskId: 't', tryNumber: 1, reason: 'trigger' } as const;
+    await expect(handleMessage(rt.ports, fire)).rejects.toThrow(/reason "trigger" needs field "token"/);
+    await handleMessage(rt.ports, { ...fire, token: 'forged' });
+    expect(rt.metrics.get('StaleFires')).toBe(1);
+    expect((await rt.ports.store.getTask({ dagId: 'tok', runId: run.runId, taskId: 't' }))!.state).toBe('deferred');
+    expect(await rt.runToCompletion('tok', run.runId)).toBe('done');
+    expect((await rt.ports.store.getTask({ dagId: 'tok', runId: run.runId, taskId: 't' }))!.state).toBe('success');
+  });
+});
+
 describe('crash recovery', () => {
   for (const mode of ['throw', 'drop'] as const) {
     it(`a timer lost between writing deferred and arming it (${mode}) is recovered by reconcile within TIMER_GRACE`, async () => {
@@ -181,7 +200,7 @@ describe('crash recovery', () => {
       expect(lossy.lost).toHaveLength(1);
       expect(r.tasks.t.state).toBe('success');
       expect(resumedAt).toBeGreaterThan(T0 + 10 * MIN);
-      expect(resumedAt).toBeLessThanOrEqual(T0 + 10 * MIN + TIMER_GRACE_MS);
+      expect(resumedAt).toBeLessThanOrEqual(T0 + 10 * MIN + DEFAULT_CONFIG.timerGraceMs);
       expect(made.rt.metrics.get('TimersRecovered')).toBe(1);
     });
   }

@@ -176,8 +176,28 @@ describe('reschedule-mode sensor', () => {
     expect(r.tasks.wait.tryNumber).toBe(2);
     expect(r.tasks.wait.sensorStartedAt).toBe(T0);
     expect(r.tasks.wait.state).toBe('failed');
-    // Started at 0: times out at 10m, not 10m after the retry began.
-    expect(r.tasks.wait.endedAt).toBe(T0 + 10 * MIN);
-    expect(probe.times('x').map((x) => (x - T0) / MIN)).toEqual([0, 3, 5, 7, 9, 10]);
+    // Started at 0: times out with the first poke after 10m, not 10m after the retry began.
+    // The poke at 9m is followed by one at 11m, not moved to 10m (Airflow 3:
+    // task-sdk/src/airflow/sdk/bases/sensor.py, BaseSensorOperator.execute checks the
+    // timeout after a poke returns false, then sleeps the full poke interval).
+    expect(r.tasks.wait.endedAt).toBe(T0 + 11 * MIN);
+    expect(probe.times('x').map((x) => (x - T0) / MIN)).toEqual([0, 3, 5, 7, 9, 11]);
+  });
+
+  it('a target that turns true after the timeout but before the next poke still succeeds (the timeout is checked after a false poke)', async () => {
+    const clock = lateClock();
+    const probe = countingSensor('probe', clock);
+    const d = oneSensorDag(probe, { mode: 'reschedule', pokeInterval: '4m', timeout: '10m' });
+    const made = await makeRuntime([d]);
+    clock.set(made.clock);
+    const run = await made.rt.trigger('s');
+    // Pokes at 0, 4, 8 are false; the target turns true at 11m, before the poke at 12m.
+    await made.rt.runUntil(async () => probe.count('x') >= 3);
+    made.clock.advanceTo(T0 + 11 * MIN);
+    probe.truthy.add('x');
+    await made.rt.runToCompletion('s', run.runId);
+    const wait = (await made.rt.ports.store.getTask({ dagId: 's', runId: run.runId, taskId: 'wait' }))!;
+    expect(probe.times('x').map((x) => (x - T0) / MIN)).toEqual([0, 4, 8, 12]);
+    expect(wait.state).toBe('success');
   });
 });

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { dag, defineSensor } from '../../lib/sdk/index.js';
 import { makeRuntime, T0 } from '../helpers/runtime.js';
+import { onDynamo } from '../helpers/stores.js';
 import { lateClock, MIN } from '../helpers/waiting.js';
 
 const HOUR = 60 * MIN;
@@ -69,7 +70,8 @@ describe('time warp', () => {
     expect(m.get('TriggersFired')).toBe(9);
     // Three days of virtual time; a loose bound on wall time to stay robust on a busy machine.
     expect(made.clock.now() - T0).toBeGreaterThan(2 * DAY + 6 * HOUR);
-    expect(wallMs).toBeLessThan(5_000);
+    // On DynamoDB Local every tick is some 80 real requests (the poker reads its 64 virtual shards).
+    expect(wallMs).toBeLessThan(onDynamo ? 60_000 : 5_000);
     console.log(`[time warp] ${((made.clock.now() - T0) / HOUR).toFixed(1)} virtual hours in ${wallMs.toFixed(0)} ms of wall time`);
   });
 });

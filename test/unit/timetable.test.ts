@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../lib/engine/errors.js';
 import type { ScheduleSpec } from '../../lib/engine/model.js';
+import { cronToEventBridge, toEventBridgeExpression } from '../../lib/adapters/aws/eventbridge-cron.js';
 import {
-  cronToEventBridge,
   dataInterval,
   dueTicks,
   nextTick,
@@ -10,7 +10,6 @@ import {
   parseSchedule,
   prevTick,
   ticksBetween,
-  toEventBridgeExpression,
 } from '../../lib/engine/timetable.js';
 
 const t = (iso: string) => Date.parse(iso);

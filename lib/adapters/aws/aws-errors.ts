@@ -2,7 +2,7 @@
  * Mapping SDK errors to {@link AirlessError}: the edge only needs to know whether
  * trying again can help.
  */
-import { AirlessError } from '../../engine/errors.js';
+import { AirlessError } from '../../engine/index.js';
 
 interface SdkErrorShape {
   name?: string;

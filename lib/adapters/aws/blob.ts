@@ -2,7 +2,7 @@
  * Where values too large for a DynamoDB item go (XCom, run conf). The S3 implementation
  * lives elsewhere; the store needs only these two calls.
  */
-import { NotFoundError } from '../../engine/errors.js';
+import { NotFoundError } from '../../engine/index.js';
 
 /**
  * Byte storage by key. `put` overwrites; `get` of a missing key rejects with NotFoundError.

@@ -4,8 +4,8 @@
  * turns a failed condition into a typed lost race carrying the item as it is.
  */
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
-import { NotFoundError } from '../../engine/errors.js';
-import type { Cas, SlotChange } from '../../engine/ports.js';
+import { NotFoundError } from '../../engine/index.js';
+import type { Cas, SlotChange } from '../../engine/index.js';
 import { Expr, and, below, exists, type Item } from './dynamo-codec.js';
 import type { DynamoRequests } from './dynamo-requests.js';
 

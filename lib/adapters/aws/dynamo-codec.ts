@@ -7,8 +7,8 @@
  * recording one is a single-attribute SET that works on a missing item.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { AirlessError, InvalidInputError, OversizedValueError } from '../../engine/errors.js';
-import { parseRunState, parseTaskState, type UpstreamOutcome } from '../../engine/states.js';
+import { AirlessError, InvalidInputError, OversizedValueError } from '../../engine/index.js';
+import { parseRunState, parseTaskState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
 import { UPSTREAM_PREFIX } from './dynamo-schema.js';
 
@@ -21,7 +21,7 @@ export class CorruptItemError extends AirlessError {}
 export const MAX_INLINE_JSON_BYTES = 350_000;
 
 /** Attributes the store adds for keys and indexes; they are not record fields. */
-export const INTERNAL_ATTRS: ReadonlySet<string> = new Set(['runKey', 'dueShard', 'activeDag', 'timeoutShard', 'pk', 'ttl']);
+export const INTERNAL_ATTRS: ReadonlySet<string> = new Set(['runKey', 'dueShard', 'activeDag', 'pk', 'ttl']);
 
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();

@@ -12,8 +12,8 @@ import {
   type QueryCommandInput,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
-import { AirlessError, OversizedValueError } from '../../engine/errors.js';
-import type { Metrics } from '../../engine/ports.js';
+import { AirlessError, OversizedValueError } from '../../engine/index.js';
+import type { Metrics } from '../../engine/index.js';
 import type { Item } from './dynamo-codec.js';
 
 /** Requests and capacity units used so far (benchmarks read it). */

@@ -42,7 +42,7 @@ export interface TableDef {
   ttlAttribute?: string;
 }
 
-/** Partitions of the low-cardinality GSI keys (`dueShard`, `timeoutShard`). */
+/** Partitions of the low-cardinality GSI key `dueShard`. */
 export const INDEX_SHARDS = 4;
 
 /** Attribute-name prefix of the per-upstream outcome attributes on a task item. */
@@ -83,7 +83,6 @@ export const TABLES = {
     gsis: [
       { indexName: 'sensorDue', partitionKey: { name: 'shardcode', type: 'N' }, sortKey: { name: 'nextPokeAt', type: 'N' } },
       { indexName: 'byEvent', partitionKey: { name: 'eventKey', type: 'S' } },
-      { indexName: 'timeouts', partitionKey: { name: 'timeoutShard', type: 'N' }, sortKey: { name: 'timeoutAt', type: 'N' } },
     ],
     lsis: [],
   },

@@ -11,12 +11,12 @@ import {
   UpdateItemCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/model.js';
-import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
-import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
+import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
+import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
+import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
 import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
-import { deepFreeze } from '../../engine/freeze.js';
+import { deepFreeze } from '../../engine/index.js';
 import {
   Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
   ownerIs, stateIs, tryIs, type Item,
@@ -265,7 +265,12 @@ export class DynamoStore implements Store {
   }
 
   async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>> {
+    return this.writeTask(key, expect, patch, slot, []);
+  }
+
+  private async writeTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot: SlotChange | undefined, forget: readonly string[]): Promise<Cas<TaskInstance>> {
     if (patch.state != null) parseTaskState(patch.state);
+    if ('upstream' in patch) throw new Error('upstream outcomes are written by recordUpstream and cleared by clearTask, not patched');
     const x = new Expr();
     const cond = and(
       exists(x, 'runKey'),
@@ -276,10 +281,15 @@ export class DynamoStore implements Store {
     // A terminal task leaves the due index: its dueAt goes, whatever the patch says.
     const terminal = patch.state != null && isTerminal(patch.state);
     await this.patchInto(x, terminal ? { ...patch, dueAt: null } : patch);
+    for (const u of forget) x.remove(UPSTREAM_PREFIX + u);
     const decode = (i: Item) => this.decodeTask(i);
     if (!slot) return casUpdate(this.r, this.t.tasks, this.taskKey(key), x, cond, decode);
     const counter = counterUpdate(this.t.runs, { dagId: { S: key.dagId }, runId: { S: key.runId } }, 'dagId', 'activeTasks', slot);
     return casWithSlot(this.r, { table: this.t.tasks, key: this.taskKey(key), x, cond }, counter, slot, decode, () => this.updateTask(key, expect, patch));
+  }
+
+  async clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>> {
+    return this.writeTask(key, expect, patch, undefined, forgetUpstream);
   }
 
   async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {
@@ -310,14 +320,11 @@ export class DynamoStore implements Store {
     return tasks.slice(0, limit);
   }
 
-  async deleteTask(key: TaskKey): Promise<void> {
-    await this.r.send(new DeleteItemCommand({ TableName: this.t.tasks, Key: this.taskKey(key), ...NO_RETURN }), 'write');
-  }
 
   // --------------------------------------------------------------------- triggers
 
   async putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> {
-    const item = { ...encodeFields(t), timeoutShard: { N: String(shardOf(t.id)) } };
+    const item = encodeFields(t);
     return casPut(this.r, this.t.triggers, item, 'id', plain(t), async (i) => (await decodeFields(i)) as unknown as TriggerRecord);
   }
 
@@ -362,22 +369,12 @@ export class DynamoStore implements Store {
     return out.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  async listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]> {
-    const pages = await Promise.all(
-      SHARDS.map((s) => {
-        const x = new Expr();
-        const kc = `${x.name('timeoutShard')} = ${x.value({ N: String(s) })} AND ${x.name('timeoutAt')} <= ${x.value({ N: String(now) })}`;
-        return this.r.queryAll({ TableName: this.t.triggers, IndexName: 'timeouts', KeyConditionExpression: kc, Limit: limit, ...x.params() }, limit);
-      }),
-    );
-    const out = (await Promise.all(pages.flat().map((i) => decodeFields(i)))) as unknown as TriggerRecord[];
-    return out.sort((a, b) => a.timeoutAt! - b.timeoutAt! || (a.id < b.id ? -1 : 1)).slice(0, limit);
-  }
 
-  async claimPoke(hashcode: string, cycle: number): Promise<boolean> {
+  async claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean> {
     const x = new Expr();
     const cond = below(x, 'cycle', cycle);
     x.set('cycle', { N: String(cycle) });
+    if (expiresAtSec !== undefined) x.set('ttl', { N: String(Math.ceil(expiresAtSec)) });
     try {
       await this.r.send(
         new UpdateItemCommand({ TableName: this.t.kv, Key: { pk: { S: `p:${hashcode}` } }, UpdateExpression: x.update(), ConditionExpression: cond, ...x.params(), ...NO_RETURN }),

@@ -3,7 +3,7 @@
  * with the Lambda context when a handler attaches it.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Log } from '../../engine/ports.js';
+import type { Log } from '../../engine/index.js';
 
 /**
  * @example

@@ -4,7 +4,7 @@
  * becomes a dimension, so the metric count stays fixed however many DAGs run.
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Metrics } from '../../engine/ports.js';
+import type { Metrics } from '../../engine/index.js';
 
 /**
  * {@link Metrics} as CloudWatch embedded metric format. Counts are summed in memory and

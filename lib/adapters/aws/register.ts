@@ -4,9 +4,9 @@
  * schedules synced, and the result written beside the manifest for `airless push`.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { BundleError } from '../../engine/errors.js';
-import { registerManifest } from '../../engine/runs.js';
-import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../../engine/validate.js';
+import { BundleError } from '../../engine/index.js';
+import { registerManifest } from '../../engine/index.js';
+import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../../engine/index.js';
 import type { AwsPorts } from './wiring.js';
 
 const MANIFEST_KEY = /^bundles\/([A-Za-z0-9_.-]{1,128})\/manifest\.json$/;

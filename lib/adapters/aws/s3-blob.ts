@@ -2,8 +2,8 @@
  * Large values (XCom too big for an item, logs) in S3 under `blobs/`.
  */
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { InvalidInputError, NotFoundError } from '../../engine/errors.js';
-import type { Metrics } from '../../engine/ports.js';
+import { InvalidInputError, NotFoundError } from '../../engine/index.js';
+import type { Metrics } from '../../engine/index.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
 import type { BlobStore } from './blob.js';
 

@@ -8,10 +8,10 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { loadIsolatedBundle as defaultLoadBundle } from '../../isolation/isolated-bundle.js';
-import { BundleError } from '../../engine/errors.js';
-import { canonicalJson, sha256Hex } from '../../engine/hash.js';
-import type { Manifest } from '../../engine/model.js';
-import type { BundleSource, LoadedBundle, Metrics } from '../../engine/ports.js';
+import { BundleError } from '../../engine/index.js';
+import { canonicalJson, sha256Hex } from '../../engine/index.js';
+import type { Manifest } from '../../engine/index.js';
+import type { BundleSource, LoadedBundle, Metrics } from '../../engine/index.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
 
 /** Signature of `loadBundle` in lib/build/load.ts. */

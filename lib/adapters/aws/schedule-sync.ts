@@ -16,11 +16,11 @@ import {
   type SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { canonicalJson, sha256Hex } from '../../engine/hash.js';
-import { encodeQueueMessage } from '../../engine/messages.js';
-import type { DagSpec, ScheduleSpec } from '../../engine/model.js';
-import type { Metrics } from '../../engine/ports.js';
-import { toEventBridgeExpression } from '../../engine/timetable.js';
+import { canonicalJson, sha256Hex } from '../../engine/index.js';
+import { encodeQueueMessage } from '../../engine/index.js';
+import type { DagSpec, ScheduleSpec } from '../../engine/index.js';
+import type { Metrics } from '../../engine/index.js';
+import { toEventBridgeExpression } from './eventbridge-cron.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
 import { scheduleName } from './schedule-names.js';
 
@@ -32,7 +32,7 @@ export interface ScheduleSyncOptions {
   roleArn: string;
   dlqArn?: string;
   metrics?: Metrics;
-  /** Cron/rate spec to EventBridge expression. @default toEventBridgeExpression (lib/engine/timetable.ts) */
+  /** Cron/rate spec to EventBridge expression. @default toEventBridgeExpression (eventbridge-cron.ts) */
   toExpression?: (spec: Exclude<ScheduleSpec, null>) => EventBridgeExpression;
 }
 

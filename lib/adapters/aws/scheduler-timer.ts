@@ -10,8 +10,8 @@ import {
   ResourceNotFoundException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
-import { encodeQueueMessage } from '../../engine/messages.js';
-import type { Clock, Metrics, Queue, QueueMessage, Timer } from '../../engine/ports.js';
+import { encodeQueueMessage } from '../../engine/index.js';
+import type { Clock, Metrics, Queue, QueueMessage, Timer } from '../../engine/index.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
 import { scheduleName } from './schedule-names.js';
 

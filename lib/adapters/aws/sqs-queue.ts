@@ -12,10 +12,10 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { AirlessError } from '../../engine/errors.js';
+import { AirlessError } from '../../engine/index.js';
 import { wrapAwsError } from './aws-errors.js';
-import { encodeQueueMessage } from '../../engine/messages.js';
-import type { Delivery, Metrics, QueueMessage, ReceivingQueue } from '../../engine/ports.js';
+import { encodeQueueMessage } from '../../engine/index.js';
+import type { Delivery, Metrics, QueueMessage, ReceivingQueue } from '../../engine/index.js';
 
 /** SQS limits. */
 export const SQS_MAX_BATCH = 10;

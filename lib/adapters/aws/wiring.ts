@@ -3,8 +3,8 @@
  * stack, see docs/adr/0004-infrastructure.md). Handlers call this once per container.
  */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_CONFIG, type Clock, type Log, type Metrics, type Ports } from '../../engine/ports.js';
-import { InvalidInputError } from '../../engine/errors.js';
+import { DEFAULT_CONFIG, type Clock, type Log, type Metrics, type Ports } from '../../engine/index.js';
+import { InvalidInputError } from '../../engine/index.js';
 import { SystemClock } from '../memory/clock.js';
 import { builtinSensors } from '../../sensors/index.js';
 import { makeClients, type AwsClients } from './clients.js';

@@ -2,7 +2,7 @@
  * Clocks: the system clock for `airless dev`, and a virtual clock for tests and
  * `--time-warp`, whose time moves only when told to (so nothing sleeps for real).
  */
-import type { Clock } from '../../engine/ports.js';
+import type { Clock } from '../../engine/index.js';
 
 export class SystemClock implements Clock {
   now(): number {
@@ -32,7 +32,22 @@ interface Sleeper {
  */
 export class VirtualClock implements Clock {
   private sleepers: Sleeper[] = [];
+  private holds = 0;
   constructor(private t: number) {}
+
+  /**
+   * Marks real I/O in flight (a DynamoDB call): until the returned release is called,
+   * {@link nextWakeAt} reports no sleeper, so a runtime that moves time when in-flight
+   * work looks idle does not move it under a task that is only waiting for I/O.
+   */
+  hold(): () => void {
+    this.holds += 1;
+    let released = false;
+    return () => {
+      if (!released) this.holds -= 1;
+      released = true;
+    };
+  }
 
   now(): number {
     return this.t;
@@ -52,6 +67,7 @@ export class VirtualClock implements Clock {
 
   /** Earliest time a sleeper waits for, if any. */
   nextWakeAt(): number | undefined {
+    if (this.holds > 0) return undefined;
     let min: number | undefined;
     for (const s of this.sleepers) if (min === undefined || s.at < min) min = s.at;
     return min;

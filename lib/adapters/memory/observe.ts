@@ -3,8 +3,8 @@
  * or collects, and a store decorator that reports every task and run state change
  * (the CLI's live progress lines).
  */
-import type { DagRun, TaskInstance } from '../../engine/model.js';
-import type { Log, Metrics, Store } from '../../engine/ports.js';
+import type { DagRun, TaskInstance } from '../../engine/index.js';
+import type { Log, Metrics, Store } from '../../engine/index.js';
 
 export class MemoryMetrics implements Metrics {
   readonly counts = new Map<string, number>();
@@ -52,6 +52,11 @@ export function observeStore(store: Store, onEvent: (e: StateEvent) => void): St
   wrapped.updateTask = async (key, expect, patch, slot) => {
     const r = await store.updateTask(key, expect, patch, slot);
     if (r.ok && patch.state) onEvent({ type: 'task', ti: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as TaskInstance['state']) });
+    return r;
+  };
+  wrapped.clearTask = async (key, expect, patch, forget) => {
+    const r = await store.clearTask(key, expect, patch, forget);
+    if (r.ok) onEvent({ type: 'task', ti: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as TaskInstance['state']) });
     return r;
   };
   // Tasks created already decided (queued, skipped) are state changes too.

@@ -3,7 +3,7 @@
  * redrive to a dead-letter list after `maxReceiveCount`, at-least-once delivery.
  * Time comes from the Clock port, so it works on a virtual clock.
  */
-import type { Clock, Delivery, QueueMessage, ReceivingQueue } from '../../engine/ports.js';
+import type { Clock, Delivery, QueueMessage, ReceivingQueue } from '../../engine/index.js';
 
 interface Entry {
   id: number;

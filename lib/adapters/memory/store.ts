@@ -8,12 +8,12 @@
  *
  * Status for the lead: complete and compiling; import `MemoryStore` from here.
  */
-import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/model.js';
+import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
+import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
+import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { decodeXcom, encodeXcom } from '../xcom-codec.js';
-import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/ports.js';
-import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/states.js';
 import { MinHeap } from './min-heap.js';
-import { deepFreeze } from '../../engine/freeze.js';
+import { deepFreeze } from '../../engine/index.js';
 
 const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 
@@ -107,7 +107,6 @@ export class MemoryStore implements Store {
   private readonly triggers = new Map<string, TriggerRecord>();
   private readonly sensorsByShard = new Map<number, Set<string>>();
   private readonly eventTriggers = new Map<string, Set<string>>();
-  private readonly timeoutTriggers = new Set<string>();
   private readonly pokeClaims = new Map<string, number>();
   private readonly xcoms = new Map<string, string>();
   private readonly signals = new Map<string, SignalRecord>();
@@ -270,6 +269,17 @@ export class MemoryStore implements Store {
     return { ok: true, item: cloneTask(next) };
   }
 
+  async clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>> {
+    const r = await this.updateTask(key, expect, patch);
+    if (!r.ok) return r;
+    const t = this.findTask(key)!;
+    const upstream = { ...t.upstream };
+    for (const u of forgetUpstream) delete upstream[u];
+    const next = { ...t, upstream };
+    this.tasks.get(runKey(key.dagId, key.runId))!.set(key.taskId, next);
+    return { ok: true, item: cloneTask(next) };
+  }
+
   async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {
     let t = this.findTask(key);
     if (!t) {
@@ -302,13 +312,6 @@ export class MemoryStore implements Store {
     return out;
   }
 
-  async deleteTask(key: TaskKey): Promise<void> {
-    const rk = runKey(key.dagId, key.runId);
-    const byRun = this.tasks.get(rk);
-    if (!byRun?.delete(key.taskId)) return;
-    if (byRun.size === 0) this.tasks.delete(rk);
-    this.dueLive.delete(taskKey(key));
-  }
 
   private findTask(key: TaskKey): TaskInstance | undefined {
     return this.tasks.get(runKey(key.dagId, key.runId))?.get(key.taskId);
@@ -375,19 +378,8 @@ export class MemoryStore implements Store {
       .map((id) => cloneTrigger(this.triggers.get(id)!));
   }
 
-  async listTimedOutTriggers(now: number, limit: number): Promise<TriggerRecord[]> {
-    const out: TriggerRecord[] = [];
-    for (const id of this.timeoutTriggers) {
-      const t = this.triggers.get(id)!;
-      if (t.timeoutAt! <= now) out.push(t);
-    }
-    return out
-      .sort((a, b) => a.timeoutAt! - b.timeoutAt! || (a.id < b.id ? -1 : 1))
-      .slice(0, limit)
-      .map(cloneTrigger);
-  }
 
-  async claimPoke(hashcode: string, cycle: number): Promise<boolean> {
+  async claimPoke(hashcode: string, cycle: number, _expiresAtSec?: number): Promise<boolean> {
     const last = this.pokeClaims.get(hashcode);
     if (last !== undefined && cycle <= last) return false;
     this.pokeClaims.set(hashcode, cycle);
@@ -407,7 +399,6 @@ export class MemoryStore implements Store {
       s.add(t.id);
       this.eventTriggers.set(t.eventKey, s);
     }
-    if (t.timeoutAt !== undefined) this.timeoutTriggers.add(t.id);
   }
 
   private unindexTrigger(t: TriggerRecord): void {
@@ -417,7 +408,6 @@ export class MemoryStore implements Store {
       s?.delete(t.id);
       if (s?.size === 0) this.eventTriggers.delete(t.eventKey);
     }
-    this.timeoutTriggers.delete(t.id);
   }
 
   // ------------------------------------------------------------------ XCom, signals

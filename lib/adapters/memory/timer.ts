@@ -2,7 +2,7 @@
  * The Timer port in process: one-time timers keyed by id (idempotent), delivered to the
  * queue when due. The runtime calls `deliverDue()`; `nextAt()` lets a virtual clock jump.
  */
-import type { Clock, Queue, QueueMessage, Timer } from '../../engine/ports.js';
+import type { Clock, Queue, QueueMessage, Timer } from '../../engine/index.js';
 
 export class MemoryTimer implements Timer {
   private timers = new Map<string, { at: number; message: QueueMessage }>();

@@ -5,39 +5,20 @@
  * worker that finishes a task, a concurrent worker and any number of reconcile ticks
  * can all run these functions on the same run at once.
  */
-import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
-import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
-import type { Ports, SlotChange } from './ports.js';
+import { countsSlots, specFor, taskSpec, type RunCtx } from './dag-index.js';
+import type { DagRun, TaskInstance, TaskSpec } from './model.js';
+import type { Ports } from './ports.js';
 import { decideRunState } from './run-state.js';
 import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
-import { newToken, startWaiting } from './waiting.js';
-// runs.ts imports this module too: the cycle is safe, both only call each other at run time.
-import { startQueuedRuns } from './runs.js';
-import { expireLease, requeueIfLost } from './recover.js';
+import { startWaiting } from './sensor-start.js';
+import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
 
-export function keyOf(rc: RunCtx, taskId: string): TaskKey {
-  return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
-}
+export { keyOf, retainUntil };
 
-/** Slot change for a task write that enters (+1) or leaves (-1) queued/running. */
-export function slotFor(rc: RunCtx, delta: 1 | -1, bounded = true): SlotChange | undefined {
-  if (!countsSlots(rc.spec)) return undefined;
-  return delta === 1 && bounded ? { delta, max: rc.spec.maxActiveTasks } : { delta };
-}
-
-/**
- * Fields of every terminal task write: the end time, out of the due index, and the TTL
- * (runs are expected to finish within the retention, which is 90 days by default).
- */
-/** TTL (epoch seconds) of what a task writes now: the run's retention from now. */
-export function retainUntil(p: Ports): number | undefined {
-  const retention = p.config.runRetentionMs;
-  return retention > 0 ? Math.floor((p.clock.now() + retention) / 1000) : undefined;
-}
-
-export function ended(p: Ports): { endedAt: number; dueAt: null; expiresAt: number | null } {
-  return { endedAt: p.clock.now(), dueAt: null, expiresAt: retainUntil(p) ?? null };
+/** True when a task write that enters or leaves queued/running moves the run's slot counter. */
+export function holdsSlots(rc: RunCtx): boolean {
+  return countsSlots(rc.spec);
 }
 
 function outcomeOf(state: TaskState): UpstreamOutcome {
@@ -52,31 +33,16 @@ function outcomeOf(state: TaskState): UpstreamOutcome {
  * next task to leave `running` wakes it.
  */
 export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
-  const from = ti.state;
-  const resume = from === 'deferred';
-  const tryNumber = resume ? ti.tryNumber : ti.tryNumber + 1;
-  const now = p.clock.now();
-  const r = await p.store.updateTask(
-    ti,
-    { state: from, tryNumber: ti.tryNumber },
-    { state: 'queued', tryNumber, queuedAt: now, dueAt: null, ready: null, leaseUntil: null, requeues: null, requeuedAt: null },
-    // A resumed deferral already holds its place in the run; it is not refused a slot.
-    slotFor(rc, 1, !resume),
-  );
+  const r = await transition(p, rc, ti, 'queued');
   if (r.ok) {
-    await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber }]);
+    await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: r.item.tryNumber }]);
     return true;
   }
   if (r.reason === 'slots') {
-    p.metrics.count('SlotsFull');
-    await p.store.updateTask(
-      ti,
-      { state: from, tryNumber: ti.tryNumber },
-      from === 'scheduled' ? { ready: true } : { state: 'scheduled', ready: true, dueAt: null },
-    );
-    return false;
+    // Woken by the next task that leaves queued/running (wakeReady).
+    if (ti.state === 'scheduled') await annotate(p, ti, { ready: true });
+    else await transition(p, rc, ti, 'scheduled', { ready: true });
   }
-  p.metrics.count('LostRaces');
   return false;
 }
 
@@ -95,15 +61,8 @@ export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promis
     return;
   }
   const state: TaskState = decision === 'skip' ? 'skipped' : 'upstream_failed';
-  const r = await p.store.updateTask(
-    ti,
-    { state: 'scheduled', tryNumber: ti.tryNumber },
-    { state, ...ended(p), ready: null },
-  );
-  if (!r.ok) {
-    p.metrics.count('LostRaces');
-    return;
-  }
+  const r = await transition(p, rc, ti, state);
+  if (!r.ok) return;
   await afterTerminal(p, rc, ti.taskId, state);
 }
 
@@ -147,29 +106,24 @@ async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstream
   if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || rc.run.state !== 'running') return false;
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome });
   if (decision === 'wait') return false;
-  const now = p.clock.now();
-  const base: TaskInstance = { ...keyOf(rc, taskId), state: 'scheduled', tryNumber: 0, upstream: { [upstreamId]: outcome } };
+  const upstream = { [upstreamId]: outcome };
   if (decision === 'run') {
     if (takeEagerSlot(p, rc, t)) {
       // Created already claimed by this worker, which runs it next (see handleTask).
-      const lease = (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
-      const r = await p.store.putTask({
-        ...base, state: 'running', tryNumber: 1, queuedAt: now, startedAt: now, owner: newToken(p), leaseUntil: now + lease,
-      });
+      const r = await createTask(p, rc, t, 'running', upstream, { owner: newToken(p) });
       rc.follow!.taken = r.ok;
       if (!r.ok) return false;
       rc.follow!.next = r.item;
       p.metrics.count('EagerFollows');
       return true;
     }
-    const r = await p.store.putTask({ ...base, state: 'queued', tryNumber: 1, queuedAt: now });
+    const r = await createTask(p, rc, t, 'queued', upstream);
     if (!r.ok) return false;
-    await p.queue.send([{ kind: 'task', dagId: base.dagId, runId: base.runId, taskId, tryNumber: 1 }]);
+    await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);
     return true;
   }
-  const state: TaskState = decision === 'skip' ? 'skipped' : 'upstream_failed';
-  const { endedAt, expiresAt } = ended(p);
-  const r = await p.store.putTask({ ...base, state, endedAt, ...(expiresAt !== null ? { expiresAt } : {}) });
+  const state = decision === 'skip' ? 'skipped' : 'upstream_failed';
+  const r = await createTask(p, rc, t, state, upstream);
   if (!r.ok) return false;
   await afterTerminal(p, rc, taskId, state);
   return true;
@@ -185,8 +139,7 @@ async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstream
 function takeEagerSlot(p: Ports, rc: RunCtx, t: TaskSpec): boolean {
   const f = rc.follow;
   if (!f || f.taken || f.budget <= 0) return false;
-  const needs = (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
-  if (p.remainingMs && p.remainingMs() < needs) return false;
+  if (p.remainingMs && p.remainingMs() < leaseMs(p, t)) return false;
   f.taken = true;
   f.budget -= 1;
   return true;
@@ -258,8 +211,10 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
  * Brings a running run up to date from what the store holds: creates missing root
  * tasks, records outcomes a crashed worker did not pass on, decides undecided tasks and
  * completes the run. Called when a run starts and by every reconcile tick; idempotent.
+ * `review` looks at queued and running tries (reconcile passes the recovery of lost
+ * messages and expired leases, recover.ts; a run that just started has none to review).
  */
-export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
+export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstance) => Promise<unknown>): Promise<void> {
   if (rc.run.state !== 'running') return;
   const tis = await p.store.listTasks(rc.run.dagId, rc.run.runId);
   const byId = new Map(tis.map((t) => [t.taskId, t]));
@@ -273,10 +228,8 @@ export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
     }
     if (ti.state === 'scheduled') {
       work.push(decideTask(p, rc, ti));
-    } else if (ti.state === 'queued') {
-      work.push(requeueIfLost(p, ti));
-    } else if (ti.state === 'running') {
-      work.push(expireLease(p, rc, ti));
+    } else if (ti.state === 'queued' || ti.state === 'running') {
+      if (review) work.push(review(ti));
     } else if (isTerminal(ti.state)) {
       const missing = t.downstream.filter((d) => byId.get(d)?.upstream[t.taskId] === undefined);
       if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));
@@ -294,17 +247,16 @@ export async function advanceRun(p: Ports, rc: RunCtx): Promise<void> {
  */
 async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
   const t = taskSpec(rc.spec, taskId);
-  const ti: TaskInstance = { ...keyOf(rc, taskId), state: 'scheduled', tryNumber: 0, upstream: {} };
   if (t.kind !== 'sensor' && !countsSlots(rc.spec)) {
-    const queued = await p.store.putTask({ ...ti, state: 'queued', tryNumber: 1, queuedAt: p.clock.now() });
+    const queued = await createTask(p, rc, t, 'queued');
     if (queued.ok) {
-      await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId, tryNumber: 1 }]);
+      await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);
       return;
     }
     if (queued.current) await decideTask(p, rc, queued.current);
     return;
   }
-  const r = await p.store.putTask(ti);
+  const r = await createTask(p, rc, t, 'scheduled');
   const item = r.ok ? r.item : r.current;
   if (item) await decideTask(p, rc, item);
 }
@@ -319,3 +271,40 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
   p.metrics.count('RepairedFollows', downstream.length);
   if (await settleDownstream(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
 }
+
+/**
+ * Starts queued runs, oldest logical date first, while maxActiveRuns allows.
+ * `created`: a run just created (the listing may come from an eventually consistent index
+ * that does not show it yet). `ended`: called because a run just ended.
+ * Runs wait in `queued` only while the DAG is at maxActiveRuns (or after a crash, which
+ * reconcile's call without hints covers), so below the limit nothing is listed: a new run
+ * is started directly, and an ending run lists only when the DAG was full. Listing at every
+ * run start and end would read every active run of the DAG each time.
+ */
+export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean } = {}): Promise<void> {
+  const dag = await p.store.getDag(dagId);
+  if (!dag || dag.paused) return;
+  const active = dag.activeRuns ?? 0;
+  const max = dag.spec.maxActiveRuns;
+  const mayWait = hint.created ? active >= max : hint.ended ? active + 1 >= max : true;
+  const listed = mayWait ? await p.store.listRuns(dagId, { states: ['queued'] }) : [];
+  const { created } = hint;
+  if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
+  const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
+  for (const run of queued) {
+    const r = await p.store.updateRun(
+      dagId,
+      run.runId,
+      { state: 'queued' },
+      { state: 'running', startedAt: p.clock.now() },
+      { delta: 1, max: dag.spec.maxActiveRuns },
+    );
+    if (!r.ok) {
+      if (r.reason === 'slots') return;
+      p.metrics.count('LostRaces');
+      continue;
+    }
+    await advanceRun(p, { run: r.item, spec: await specFor(p, r.item) });
+  }
+}
+

@@ -1,0 +1,47 @@
+/**
+ * The engine's boundary (docs/adr/0001, docs/adr/0009), checked over the resolved module
+ * graph: `npx depcruise lib/engine functions lib --config .dependency-cruiser.cjs`
+ * (test/unit/engine-layout.test.ts runs it). A change violates this when lib/engine has an
+ * import cycle, imports anything outside lib/engine but croner and node:crypto, or when
+ * code outside lib/engine deep-imports an engine module instead of lib/engine/index.ts.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'engine-no-cycles',
+      comment: 'lib/engine has no import cycles: each step of a run imports only the steps and helpers below it.',
+      severity: 'error',
+      from: { path: '^lib/engine/' },
+      to: { circular: true },
+    },
+    {
+      name: 'engine-stays-inside',
+      comment: 'The engine decides; adapters do. It reaches outside lib/engine only for croner (cron arithmetic) and node:crypto (hashing).',
+      severity: 'error',
+      from: { path: '^lib/engine/' },
+      to: { pathNot: ['^lib/engine/', '^node_modules/croner/', '^crypto$'] },
+    },
+    {
+      name: 'engine-through-its-index',
+      comment: 'The handlers and adapters import the engine through lib/engine/index.ts only.',
+      severity: 'error',
+      from: { path: ['^functions/', '^lib/adapters/'] },
+      to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
+    },
+    {
+      name: 'engine-through-its-index-elsewhere',
+      comment: 'Elsewhere (CLI, SDK, build, infra, local) deep imports remain from before issue 10: move them to the index as those files change.',
+      severity: 'warn',
+      from: { pathNot: ['^lib/engine/', '^functions/', '^lib/adapters/', '^test/', '^bench/'] },
+      to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6', 'cjs'],
+    exclude: { path: '(^|/)cdk\\.out/' },
+  },
+};

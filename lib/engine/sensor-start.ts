@@ -1,0 +1,76 @@
+/**
+ * The start of a wait that needs no worker: a sensor whose trigger rule passed is
+ * registered for the poker (batched mode, AIP-17) or, for a time sensor, deferred on a
+ * timer. Also the helpers every wait shares: trigger times, target hashes, timers.
+ */
+import { varsFor, type RunCtx } from './dag-index.js';
+import { parseDuration } from './duration.js';
+import { canonicalJson, sha256Hex } from './hash.js';
+import type { TaskInstance, TaskSpec } from './model.js';
+import { taskKeyString } from './model.js';
+import type { FireMessage, Ports } from './ports.js';
+import { renderDeep } from './template.js';
+import { newToken, transition } from './transition.js';
+
+/** Poke targets are spread over this many virtual shards; poker i of N takes v ≡ i (mod N). */
+export const VIRTUAL_SHARDS = 64;
+/** Time at which a `{after}` / `{at}` trigger fires. */
+export function fireTime(trigger: { after?: string | number; at?: string | number }, now: number): number {
+  if (trigger.after !== undefined) return now + parseDuration(trigger.after);
+  const at = typeof trigger.at === 'number' ? trigger.at : Date.parse(String(trigger.at));
+  if (!Number.isFinite(at)) throw new Error(`invalid trigger time ${JSON.stringify(trigger.at)}`);
+  return at;
+}
+
+/** Stable identity of a sensor target: `hash(type + canonical rendered poke context)`. */
+export function sensorHash(type: string, pokeContext: unknown): { hashcode: string; shardcode: number } {
+  const hashcode = sha256Hex(`${type}\n${canonicalJson(pokeContext)}`).slice(0, 32);
+  return { hashcode, shardcode: parseInt(hashcode.slice(0, 8), 16) % VIRTUAL_SHARDS };
+}
+
+/** A sensor became ready: batched sensors register for the poker, time sensors arm a timer. */
+export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: TaskSpec): Promise<void> {
+  const s = t.sensor!;
+  const now = p.clock.now();
+  const vars = varsFor(rc, ti.taskId);
+  const pokeContext = renderDeep(s.pokeContext, vars) as Record<string, unknown>;
+  const tryNumber = ti.tryNumber + 1;
+  const sensorStartedAt = ti.sensorStartedAt ?? now;
+  const timeoutAt = sensorStartedAt + s.timeoutMs;
+  if (s.type === 'time') {
+    const fireAt = fireTime(pokeContext as { after?: string; at?: string }, now);
+    const token = newToken(p);
+    const r = await transition(p, rc, ti, 'deferred', {
+      owner: token, nextMethod: '__time_sensor', trigger: { at: fireAt }, sensorStartedAt, dueAt: fireAt + p.config.timerGraceMs,
+    });
+    if (!r.ok) return;
+    p.metrics.count('TasksDeferred');
+    await armTimer(p, r.item, fireAt, token);
+    return;
+  }
+  const { hashcode, shardcode } = sensorHash(s.type, pokeContext);
+  // The trigger row is written first: a crash before the state write leaves a
+  // registration that the next decision re-uses, never a sensing task nobody pokes.
+  const reg = {
+    id: taskKeyString(ti), kind: 'sensor' as const, dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber,
+    createdAt: now, timeoutAt, bundleVersion: rc.run.bundleVersion, sensorType: s.type, pokeContext,
+    hashcode, shardcode, nextPokeAt: now, pokeIntervalMs: s.pokeIntervalMs, softFail: s.softFail,
+  };
+  const put = await p.store.putTrigger(reg);
+  // A row left by an earlier try (a crash after its terminal write, then a clear) would
+  // be deleted by the poker as stale and strand this try: replace it.
+  if (!put.ok && put.current && put.current.tryNumber !== tryNumber) {
+    await p.store.deleteTrigger(reg.id);
+    await p.store.putTrigger(reg);
+  }
+  const r = await transition(p, rc, ti, 'sensing', { sensorStartedAt, dueAt: timeoutAt });
+  if (!r.ok) return;
+  p.metrics.count('SensorsRegistered');
+}
+
+/** Arms the timer that resumes a deferral (its claim token makes a stale fire harmless). */
+export async function armTimer(p: Ports, ti: TaskInstance, fireAt: number, token: string): Promise<void> {
+  const msg: FireMessage = { kind: 'fire', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber, reason: 'trigger', token };
+  await p.timer.schedule(`defer-${token}`, fireAt, msg);
+}
+

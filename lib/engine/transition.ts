@@ -1,0 +1,176 @@
+/**
+ * The one writer of task state. Every change of a task's `state` goes through
+ * {@link transition} (an existing task) or {@link createTask} (a task created already
+ * decided); {@link annotate} writes fields of a task without changing its state. Here,
+ * and only here: the transition table is checked (states.ts), the compare-and-set
+ * condition is built (state, try, and the claim token of a held try), the fields each
+ * state owns are set or reset, the lease and the retention are computed, and the run's
+ * maxActiveTasks counter moves. A lost race is a typed result, counted once.
+ * test/unit/engine-layout.test.ts fails when other engine code writes a task.
+ */
+import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
+import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
+import type { Cas, Ports, SlotChange, TaskExpect, TaskPatch } from './ports.js';
+import { assertTransition, isTerminal, type TaskState } from './states.js';
+
+export function keyOf(rc: RunCtx, taskId: string): TaskKey {
+  return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
+}
+
+let seq = 0;
+/** A claim token unique in this process (the worker id makes it unique across processes). */
+export function newToken(p: Ports): string {
+  seq += 1;
+  return `${p.workerId ?? 'w'}-${p.clock.now().toString(36)}-${seq}`;
+}
+
+/** How long a claimed try is held before reconcile takes it for lost: its execution timeout (or the default) plus the margin. */
+export function leaseMs(p: Ports, t: TaskSpec): number {
+  return (t.executionTimeoutMs ?? p.config.defaultLeaseMs) + p.config.leaseMarginMs;
+}
+
+/** TTL (epoch seconds) of what a task writes now: the run's retention from now. */
+export function retainUntil(p: Ports): number | undefined {
+  const retention = p.config.runRetentionMs;
+  return retention > 0 ? Math.floor((p.clock.now() + retention) / 1000) : undefined;
+}
+
+/** States that hold a maxActiveTasks slot. */
+const ACTIVE: ReadonlySet<TaskState> = new Set(['queued', 'running']);
+/** States whose try is held by a claim token: a write must carry it. */
+const OWNED: ReadonlySet<TaskState> = new Set(['running', 'deferred']);
+
+/** What a transition may add: fields of the target state that only the caller knows. */
+export type TransitionFields = Omit<TaskPatch, 'state' | 'tryNumber'>;
+
+export interface TransitionOptions {
+  /** Clear only: upstream outcomes to forget (those upstreams are cleared too). */
+  forgetUpstream?: readonly string[];
+  /** Claim (`queued → running`) only: the token of the claiming worker. */
+  owner?: string;
+  /** An operator's mark (mark.ts): any state may go to success, failed or skipped. */
+  mark?: boolean;
+}
+
+/** The condition of a write to `ti` as the caller read it. */
+function expectOf(ti: TaskInstance): TaskExpect {
+  return OWNED.has(ti.state) && ti.owner !== undefined
+    ? { state: ti.state, tryNumber: ti.tryNumber, owner: ti.owner }
+    : { state: ti.state, tryNumber: ti.tryNumber };
+}
+
+/**
+ * The fields a task entering `to` from `from` sets and resets. Callers add what only they
+ * know (an error, a trigger, a sensor's start); these win over nothing else.
+ */
+function entering(p: Ports, t: TaskSpec, from: TaskState, to: TaskState, ti: TaskInstance, owner?: string): TaskPatch {
+  const now = p.clock.now();
+  if (isTerminal(to)) {
+    return { state: to, endedAt: now, dueAt: null, expiresAt: retainUntil(p) ?? null, leaseUntil: null, ready: null };
+  }
+  switch (to) {
+    case 'queued':
+      // From `deferred` the same try resumes; otherwise a new try starts.
+      return {
+        state: to, tryNumber: from === 'deferred' ? ti.tryNumber : ti.tryNumber + 1, queuedAt: now, dueAt: null, ready: null,
+        leaseUntil: null, requeues: null, requeuedAt: null,
+      };
+    case 'running':
+      return { state: to, owner: owner ?? newToken(p), startedAt: now, leaseUntil: now + leaseMs(p, t) };
+    case 'up_for_retry':
+      // A retry starts over from `execute`: a failed resume must not be resumed again.
+      return {
+        state: to, endedAt: now, leaseUntil: null, nextMethod: null, nextKwargs: null, trigger: null, triggerEvent: null,
+        deferTimeoutAt: null,
+      };
+    case 'deferred':
+      return from === 'running'
+        ? { state: to, leaseUntil: null, triggerEvent: null }
+        : { state: to, tryNumber: ti.tryNumber + 1, queuedAt: now, startedAt: now, ready: null };
+    case 'sensing':
+      return { state: to, tryNumber: ti.tryNumber + 1, queuedAt: now, startedAt: now, ready: null };
+    case 'scheduled':
+      if (isTerminal(from)) {
+        // Clear: retries count afresh from here (Airflow's max_tries), everything of the last try goes.
+        return {
+          state: to, tryBase: ti.tryNumber, error: null, startedAt: null, endedAt: null, ready: null, nextMethod: null,
+          nextKwargs: null, trigger: null, triggerEvent: null, sensorStartedAt: null, pokeCount: null, owner: null, dueAt: null,
+          expiresAt: null, leaseUntil: null, deferTimeoutAt: null, queuedAt: null,
+        };
+      }
+      return { state: to, dueAt: null };
+  }
+  return { state: to };
+}
+
+/** The slot change of a move: entering queued/running takes one (bounded unless a deferral resumes), leaving gives it back. */
+function slotOf(rc: RunCtx, from: TaskState, to: TaskState): SlotChange | undefined {
+  if (!countsSlots(rc.spec) || ACTIVE.has(from) === ACTIVE.has(to)) return undefined;
+  if (ACTIVE.has(from)) return { delta: -1 };
+  // A resumed deferral already holds its place in the run; it is not refused a slot.
+  return from === 'deferred' ? { delta: 1 } : { delta: 1, max: rc.spec.maxActiveTasks };
+}
+
+/**
+ * Moves a task from the state it was read in to `to`: one compare-and-set on its state,
+ * try and claim token, with the fields of `to` and the slot counter in the same write.
+ *
+ * @example
+ * const r = await transition(p, rc, ti, 'success');
+ * if (!r.ok) return; // someone else moved it first (counted as a lost race)
+ */
+export async function transition(
+  p: Ports,
+  rc: RunCtx,
+  ti: TaskInstance,
+  to: TaskState,
+  fields: TransitionFields = {},
+  opts: TransitionOptions = {},
+): Promise<Cas<TaskInstance>> {
+  if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
+  const t = taskSpec(rc.spec, ti.taskId);
+  const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
+  const slot = slotOf(rc, ti.state, to);
+  const r = opts.forgetUpstream
+    ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
+    : await p.store.updateTask(ti, expectOf(ti), patch, slot);
+  if (!r.ok) p.metrics.count(r.reason === 'slots' ? 'SlotsFull' : 'LostRaces');
+  return r;
+}
+
+/**
+ * Writes fields of a task that stays in its state (a requeue count, a wake flag, a
+ * trigger event), conditional like a transition.
+ */
+export async function annotate(p: Ports, ti: TaskInstance, fields: TransitionFields): Promise<Cas<TaskInstance>> {
+  const r = await p.store.updateTask(ti, expectOf(ti), fields);
+  if (!r.ok) p.metrics.count('LostRaces');
+  return r;
+}
+
+/**
+ * Creates a task, `scheduled` or already decided (queued, running for this worker,
+ * skipped, upstream-failed), in one conditional put; an existing item is a lost race (not
+ * counted: the caller then takes the general path). Not for queued or running under a
+ * maxActiveTasks counter, which must move in the same write.
+ */
+export async function createTask(
+  p: Ports,
+  rc: RunCtx,
+  t: TaskSpec,
+  to: 'scheduled' | 'queued' | 'running' | 'skipped' | 'upstream_failed',
+  upstream: TaskInstance['upstream'] = {},
+  opts: { owner?: string } = {},
+): Promise<Cas<TaskInstance>> {
+  const base: TaskInstance = { ...keyOf(rc, t.taskId), state: 'scheduled', tryNumber: 0, upstream };
+  if (to === 'scheduled') return p.store.putTask(base);
+  if ((to === 'queued' || to === 'running') && countsSlots(rc.spec)) throw new Error(`createTask cannot take a slot (${t.taskId})`);
+  assertTransition('scheduled', to === 'running' ? 'queued' : to);
+  if (to === 'running') assertTransition('queued', 'running');
+  const patch = to === 'running'
+    ? { ...entering(p, t, 'scheduled', 'queued', base), ...entering(p, t, 'queued', 'running', base, opts.owner), tryNumber: 1 }
+    : entering(p, t, 'scheduled', to, base);
+  const ti = { ...base } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patch)) if (v !== null && v !== undefined) ti[k] = v;
+  return p.store.putTask(ti as unknown as TaskInstance);
+}

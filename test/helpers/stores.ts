@@ -1,0 +1,52 @@
+/**
+ * The store an engine suite runs on, chosen by its vitest project: `AIRLESS_TEST_STORE`
+ * is `memory` (the default) or `dynamodb` (DynamoDB Local, started once by
+ * test/setup/global.ts; each store gets fresh tables, which DynamoDB Local creates in a
+ * few milliseconds).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inject } from 'vitest';
+import { MemoryBlobStore } from '../../lib/adapters/aws/blob.js';
+import { createTables } from '../../lib/adapters/aws/dynamo-schema.js';
+import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
+import { MemoryStore } from '../../lib/adapters/memory/store.js';
+import type { Store } from '../../lib/engine/index.js';
+import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
+
+export type TestStoreKind = 'memory' | 'dynamodb';
+
+/** The store kind of this vitest project. */
+export const STORE_KIND: TestStoreKind = process.env.AIRLESS_TEST_STORE === 'dynamodb' ? 'dynamodb' : 'memory';
+export const onDynamo = STORE_KIND === 'dynamodb';
+
+let client: DynamoDBClient | undefined;
+let n = 0;
+
+/** A fresh, empty store of this project's kind. */
+export async function testStore(): Promise<Store> {
+  if (!onDynamo) return new MemoryStore();
+  const endpoint = inject('dynamodbEndpoint');
+  if (!endpoint) throw new Error('AIRLESS_TEST_STORE=dynamodb but DynamoDB Local is not running (no Java or jar)');
+  client ??= new DynamoDBClient({ endpoint, ...LOCAL_AWS });
+  const tablePrefix = `e${process.pid}-${n++}-`;
+  await createTables(client, tablePrefix);
+  return new DynamoStore({ client, tablePrefix, blobs: new MemoryBlobStore() });
+}
+
+/**
+ * Holds a virtual clock while each store call is in flight (see VirtualClock.hold): on
+ * DynamoDB Local a call takes real milliseconds, and the runtime must not mistake a task
+ * waiting for its write for a task waiting on the clock.
+ */
+export function holdClockDuringCalls(store: Store, clock: { hold(): () => void }): Store {
+  return new Proxy(store, {
+    get(target, prop) {
+      const v = (target as any)[prop];
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        const release = clock.hold();
+        return Promise.resolve(v.apply(target, args)).finally(release);
+      };
+    },
+  });
+}

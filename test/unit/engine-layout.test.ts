@@ -1,0 +1,25 @@
+/**
+ * The engine's shape (docs/adr/0009): one writer of task state. A change violates this
+ * when engine code other than lib/engine/transition.ts writes a task instance, so a
+ * transition could skip the table, the field resets or the slot counter.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ENGINE = path.resolve(__dirname, '../../lib/engine');
+const WRITES = /\.(updateTask|putTask|clearTask)\(/;
+
+function engineFiles(dir = ENGINE): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? engineFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []);
+}
+
+describe('one writer of task state', () => {
+  it('only transition.ts writes task instances', () => {
+    const writers = engineFiles()
+      .filter((f) => WRITES.test(readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')))
+      .map((f) => path.relative(ENGINE, f));
+    expect(writers).toEqual(['transition.ts']);
+  });
+});
