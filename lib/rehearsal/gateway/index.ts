@@ -1,0 +1,108 @@
+/**
+ * The rehearsal's AWS gateway: one HTTP endpoint on 127.0.0.1 that every AWS SDK call of
+ * the rehearsed Lambda functions (and of the CLI) reaches through `AWS_ENDPOINT_URL`.
+ *
+ * For each request it
+ * 1. identifies the caller from the SigV4 `Authorization` header's access key id
+ *    (signatures are NOT verified: the rehearsal is a single-user local tool);
+ * 2. works out the IAM action and resource ARN AWS would evaluate (DynamoDB, SQS, S3,
+ *    EventBridge Scheduler);
+ * 3. authorizes it with `@cloud-copilot/iam-simulate` against the caller's identity policies
+ *    and the resource's resource policy; a denial is answered as AWS answers it, so the SDK
+ *    raises `AccessDeniedException` / S3 `AccessDenied`;
+ * 4. forwards allowed DynamoDB/SQS/S3 requests unchanged to the local servers, and serves
+ *    EventBridge Scheduler from its own in-process emulator.
+ * Every decision is appended to `decisions`.
+ *
+ * @example
+ * const gw = await startGateway({
+ *   region: 'us-east-1', accountId: '000000000000',
+ *   upstream: { dynamodb: ddbUrl, sqs: sqsUrl, s3: s3Url },
+ *   resourcePolicies: {}, principals: [{ accessKeyId: 'AKIDWORKER', name: 'Worker',
+ *     roleArn: 'arn:aws:iam::000000000000:role/Worker', policies: [{ name: 'p', document }] }],
+ *   clock: () => clock.now(),
+ * });
+ * // worker thread env: AWS_ENDPOINT_URL=gw.url, AWS_ACCESS_KEY_ID=AKIDWORKER, AWS_SECRET_ACCESS_KEY=x
+ */
+import type { SchedulerEmulator, ScheduleFire } from './scheduler/types.js';
+
+export type { SchedulerEmulator, ScheduleFire, ScheduleTarget } from './scheduler/types.js';
+
+/** An IAM policy document as it appears in a CloudFormation template (already resolved to strings). */
+export interface PolicyDocument {
+  Version?: string;
+  Id?: string;
+  Statement: PolicyStatement | PolicyStatement[];
+}
+
+export interface PolicyStatement {
+  Sid?: string;
+  Effect: 'Allow' | 'Deny';
+  Principal?: unknown;
+  NotPrincipal?: unknown;
+  Action?: string | string[];
+  NotAction?: string | string[];
+  Resource?: string | string[];
+  NotResource?: string | string[];
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+/** A caller: one Lambda function's role (or the CLI user), known by the access key id its container is given. */
+export interface Principal {
+  accessKeyId: string;
+  /** The function's logical id, or 'cli'. */
+  name: string;
+  roleArn: string;
+  policies: { name: string; document: PolicyDocument }[];
+}
+
+export interface GatewayOptions {
+  region: string;
+  accountId: string;
+  /** Base URLs of the local servers, e.g. http://127.0.0.1:8000. */
+  upstream: { dynamodb: string; sqs: string; s3: string };
+  /** Resource policies by resource ARN: bucket (arn:aws:s3:::NAME), queue, topic, key policies. */
+  resourcePolicies: Record<string, PolicyDocument>;
+  principals: Principal[];
+  /**
+   * Requests signed with an access key id that no principal has are treated as the CLI user
+   * with allow-all (AdministratorAccess-like) when true (the default); when false they are
+   * rejected as AWS rejects an unknown key.
+   */
+  cliAllowAll?: boolean;
+  /** Milliseconds since the epoch; the rehearsal's (possibly warped) clock. */
+  clock: () => number;
+  /** Called by `gateway.scheduler.runDue()` for each due fire, after the target role was authorized. */
+  onScheduleFire?: (fire: ScheduleFire) => Promise<void>;
+}
+
+/** One authorization decision, in call order. */
+export interface Decision {
+  at: number;
+  /** Principal name (function logical id, 'cli', or the scheduler role ARN). */
+  principal: string;
+  action: string;
+  resource: string;
+  allowed: boolean;
+  /** 'ExplicitlyDenied', 'ImplicitlyDenied', 'UnknownAccessKey' ... when denied. */
+  reason?: string;
+  /** Sids (or `policyName#index` when a statement has no Sid) of the statements that allowed it. */
+  matchedStatements?: string[];
+  /** The request context used, so a decision can be replayed with `evaluate`. */
+  context?: Record<string, string | string[]>;
+}
+
+export interface Gateway {
+  url: string;
+  decisions: Decision[];
+  scheduler: SchedulerEmulator;
+  /** Authorize (and record) one action by a principal (or a principal name/role ARN). */
+  authorize(principal: Principal | string, action: string, resource: string, context?: Record<string, string | string[]>): Promise<boolean>;
+  /** Evaluate without recording, with any policy set: used to replay decisions against a policy minus one statement. */
+  evaluate: typeof evaluate;
+  close(): Promise<void>;
+}
+
+export { startGateway } from './server.js';
+export { evaluate, type EvaluateInput, type EvaluateResult } from './authorize.js';
+import { evaluate } from './authorize.js';
