@@ -26,7 +26,7 @@
  */
 import type { SchedulerEmulator, ScheduleFire } from './scheduler/types.js';
 
-export type { SchedulerEmulator, ScheduleFire, ScheduleTarget } from './scheduler/types.js';
+export type { SchedulerEmulator, ScheduleFire, ScheduleTarget, Schedule, ScheduleInput } from './scheduler/types.js';
 
 /** An IAM policy document as it appears in a CloudFormation template (already resolved to strings). */
 export interface PolicyDocument {
@@ -54,6 +54,11 @@ export interface Principal {
   name: string;
   roleArn: string;
   policies: { name: string; document: PolicyDocument }[];
+  /**
+   * The role's trust policy (AssumeRolePolicyDocument). When given, a schedule fire with this
+   * role is first checked as `scheduler.amazonaws.com` calling sts:AssumeRole on it.
+   */
+  trustPolicy?: PolicyDocument;
 }
 
 export interface GatewayOptions {
@@ -70,6 +75,14 @@ export interface GatewayOptions {
    * rejected as AWS rejects an unknown key.
    */
   cliAllowAll?: boolean;
+  /**
+   * Access key id the gateway puts in the forwarded requests' credential scope. DynamoDB Local
+   * keeps one database per access key (without -sharedDb) and s3rver knows only S3RVER, so
+   * every caller's requests are forwarded under this one key; create the tables, queues and
+   * buckets with it too. Signatures are not re-computed: none of the local servers checks them.
+   * @default 'S3RVER' (what lib/adapters/aws/clients.ts uses for local endpoints)
+   */
+  upstreamAccessKeyId?: string;
   /** Milliseconds since the epoch; the rehearsal's (possibly warped) clock. */
   clock: () => number;
   /** Called by `gateway.scheduler.runDue()` for each due fire, after the target role was authorized. */

@@ -49,8 +49,15 @@ export interface SchedulerEmulator {
   dueFires(now: number): ScheduleFire[];
   /** Is the target role allowed to deliver this fire (trust + sqs:SendMessage / lambda:InvokeFunction)? Recorded. */
   authorizeFire(fire: ScheduleFire): Promise<boolean>;
-  /** dueFires(now), authorize each and hand the allowed ones to `onScheduleFire`. */
-  runDue(now: number): Promise<{ delivered: ScheduleFire[]; denied: ScheduleFire[] }>;
+  /**
+   * dueFires(now), authorize each and hand the allowed ones to `onScheduleFire`; a delivery
+   * that throws is reported in `failed` (AWS would retry per RetryPolicy, then use the DLQ).
+   */
+  runDue(now: number): Promise<{ delivered: ScheduleFire[]; denied: ScheduleFire[]; failed: { fire: ScheduleFire; error: unknown }[] }>;
+  /** The earliest pending fire over enabled schedules (may be <= now when due), or undefined. */
+  nextDue(): number | undefined;
+  /** Remove a schedule (as DeleteSchedule); false when it does not exist. */
+  deleteSchedule(group: string, name: string): boolean;
 }
 
 /** Input of CreateSchedule/UpdateSchedule (the API's JSON body plus the name and group). */
