@@ -29,6 +29,11 @@ Deployed stack (AWS credentials and region from the environment):
   pause <dag> | unpause <dag>
   clear <dag> <runId> <task> [--no-downstream]
   timer-pump [--stack NAME]               deliver due schedules where Scheduler never fires (LocalStack)
+      --endpoint URL                      talk to a rehearsal (or LocalStack) instead of AWS (or AIRLESS_AWS_ENDPOINT)
+
+Rehearsal (the synthesized stack on this machine, IAM enforced, no Docker, no AWS):
+  rehearse [--time-warp] [--follow] [--cdk-out DIR] [--state-dir DIR]   keep it up; prints the endpoint
+  rehearse --scenario readme|faults|least-privilege [--json]           run scenarios and exit
 `;
 
 const OPTIONS = {
@@ -48,6 +53,11 @@ const OPTIONS = {
   try: { type: 'string' },
   'no-downstream': { type: 'boolean' },
   'dynamodb-endpoint': { type: 'string' },
+  endpoint: { type: 'string' },
+  scenario: { type: 'string', multiple: true },
+  'cdk-out': { type: 'string' },
+  'state-dir': { type: 'string' },
+  follow: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -84,6 +94,10 @@ async function main(argv: string[]): Promise<number> {
     case 'dev':
       need(1, '<dir>');
       return cmdDev(rest[0], { concurrency: o.concurrency, dynamodbEndpoint: o['dynamodb-endpoint'] });
+    case 'rehearse': {
+      const { cmdRehearse } = await import('../lib/cli/rehearse.js');
+      return cmdRehearse({ scenarios: o.scenario, json: o.json, timeWarp: o['time-warp'], cdkOut: o['cdk-out'], stateDir: o['state-dir'], follow: o.follow });
+    }
     case 'signal':
       // To a local `airless dev --dynamodb-endpoint URL` rather than a deployed stack.
       if (o['dynamodb-endpoint']) {
