@@ -111,6 +111,8 @@ describe('rehearsal gateway: EventBridge Scheduler emulator', () => {
     ['a DLQ that is not a queue', { Target: { Arn: QUEUE, RoleArn: TARGET_ROLE, DeadLetterConfig: { Arn: 'arn:aws:sns:us-east-1:000000000000:t' } } }, 'DeadLetterConfig'],
     ['186 retry attempts', { Target: { Arn: QUEUE, RoleArn: TARGET_ROLE, RetryPolicy: { MaximumRetryAttempts: 186 } } }, 'maximumRetryAttempts'],
     ['ActionAfterCompletion KEEP', { ActionAfterCompletion: 'KEEP' as 'NONE' }, 'actionAfterCompletion'],
+    ['an EndDate in the past', { ScheduleExpression: 'rate(1 hour)', EndDate: new Date(T0 - 1000) }, 'EndDate'],
+    ['a StartDate 6 minutes ago', { ScheduleExpression: 'rate(1 hour)', StartDate: new Date(T0 - 6 * 60_000) }, 'StartDate'],
     ['State PAUSED', { State: 'PAUSED' as 'ENABLED' }, "at 'state'"],
   ] as [string, Partial<CreateScheduleCommandInput>, string][])('rejects %s with ValidationException', async (_, over, says) => {
     const err = await client.send(new CreateScheduleCommand(base({ Name: 'valid', ...over }))).catch((e: Error) => e);

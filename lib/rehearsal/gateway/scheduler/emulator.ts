@@ -92,9 +92,9 @@ export class Scheduler implements SchedulerEmulator {
   }
 
   private store(input: ScheduleInput, created: number | undefined): Schedule {
-    const { schedule, expression } = checkSchedule(input);
-    if (!this.groups.has(schedule.GroupName)) throw new SchedulerApiError('ResourceNotFoundException', `Schedule group ${schedule.GroupName} does not exist.`);
     const now = this.deps.clock();
+    const { schedule, expression } = checkSchedule(input, now);
+    if (!this.groups.has(schedule.GroupName)) throw new SchedulerApiError('ResourceNotFoundException', `Schedule group ${schedule.GroupName} does not exist.`);
     const full: Schedule = { ...schedule, Arn: this.scheduleArn(schedule.GroupName, schedule.Name), CreationDate: created ?? now, LastModificationDate: now };
     const anchor = full.StartDate ?? now;
     const entry: Entry = { schedule: full, expression, anchor, next: undefined };
@@ -163,7 +163,9 @@ export class Scheduler implements SchedulerEmulator {
   nextDue(): number | undefined {
     let min: number | undefined;
     for (const e of this.entries.values()) {
-      if (e.schedule.State === 'ENABLED' && e.next !== undefined && (min === undefined || e.next < min)) min = e.next;
+      const s = e.schedule;
+      const ended = e.expression.kind !== 'at' && s.EndDate !== undefined && e.next !== undefined && e.next > s.EndDate;
+      if (s.State === 'ENABLED' && e.next !== undefined && !ended && (min === undefined || e.next < min)) min = e.next;
     }
     return min;
   }

@@ -69,9 +69,9 @@ export interface Checked {
 /**
  * @example
  * checkSchedule({ Name: 'tick', ScheduleExpression: 'rate(1 minute)', FlexibleTimeWindow: { Mode: 'OFF' },
- *   Target: { Arn: 'arn:aws:lambda:us-east-1:000000000000:function:tick', RoleArn: 'arn:aws:iam::000000000000:role/s' } })
+ *   Target: { Arn: 'arn:aws:lambda:us-east-1:000000000000:function:tick', RoleArn: 'arn:aws:iam::000000000000:role/s' } }, Date.now())
  */
-export function checkSchedule(input: ScheduleInput): Checked {
+export function checkSchedule(input: ScheduleInput, now: number): Checked {
   const Name = checkName(input.Name, 'name');
   const GroupName = checkName(input.GroupName ?? 'default', 'groupName');
   if (typeof input.ScheduleExpression !== 'string' || input.ScheduleExpression.length < 1 || input.ScheduleExpression.length > 256) {
@@ -89,7 +89,12 @@ export function checkSchedule(input: ScheduleInput): Checked {
 
   const StartDate = toMs(input.StartDate, 'StartDate');
   const EndDate = toMs(input.EndDate, 'EndDate');
-  if (StartDate !== undefined && EndDate !== undefined && EndDate <= StartDate) throw invalid('The EndDate must be after the StartDate');
+  // StartDate and EndDate apply to recurring schedules only; AWS ignores them for at().
+  if (expression.kind !== 'at') {
+    if (StartDate !== undefined && EndDate !== undefined && EndDate <= StartDate) throw invalid('The EndDate must be after the StartDate');
+    if (EndDate !== undefined && EndDate <= now) throw invalid('The EndDate you specify cannot be earlier than the current time.');
+    if (StartDate !== undefined && StartDate < now - 5 * 60_000) throw invalid('The StartDate you specify cannot be earlier than 5 minutes before the current time.');
+  }
   if (input.Description !== undefined && input.Description.length > 512) throw invalid('Description must be at most 512 characters');
 
   return {
