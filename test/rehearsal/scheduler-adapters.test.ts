@@ -70,7 +70,7 @@ describe('rehearsal gateway: Airless\'s Scheduler adapters against the emulator'
   });
 
   it('a deferral past 15 minutes becomes an at() schedule that fires once and deletes itself', async () => {
-    const timer = new SchedulerTimer({ scheduler: clientFor(worker), queue: noQueue, groupName: 'airless-timers', targetQueueArn: QUEUE, roleArn: ROLE, dlqArn: DLQ, clock: { now: () => now } });
+    const timer = new SchedulerTimer({ scheduler: clientFor(worker), queue: noQueue, groupName: 'airless-timers', targetQueueArn: QUEUE, roleArn: ROLE, dlqArn: DLQ, clock: { now: () => now, sleep: async () => {} } });
     const at = now + 20 * 60_000 + 500;
     await timer.schedule('etl/run1/extract/1', at, { kind: 'schedule', dagId: 'etl', tickAt: 0 });
     await timer.schedule('etl/run1/extract/1', at, { kind: 'schedule', dagId: 'etl', tickAt: 0 }); // retried call: Conflict absorbed
