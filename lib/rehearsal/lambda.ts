@@ -52,7 +52,7 @@ export class RehearsalFunction {
   invocations = 0;
   containersStarted = 0;
 
-  constructor(spec: FunctionSpec, private readonly o: { clock: RehearsalClock; tmpRoot: string; onLogLine: (fn: FunctionSpec, line: string) => void }) {
+  constructor(spec: FunctionSpec, private readonly o: { clock: RehearsalClock; tmpRoot: string; onLogLine: (fn: FunctionSpec, line: string) => void; maxContainers?: number }) {
     this.spec = spec;
   }
 
@@ -67,10 +67,10 @@ export class RehearsalFunction {
    * const r = await fn.invoke({ shard: 0 });
    */
   async invoke(event: unknown): Promise<InvokeResult> {
-    const cap = this.spec.reservedConcurrency;
-    if (cap !== undefined) {
-      while (this.busy.size >= cap) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
+    // Reserved concurrency, and the rehearsal's own cap on containers per function (each
+    // container loads the whole bundle and SDK; this machine is not a Lambda fleet).
+    const cap = Math.min(this.spec.reservedConcurrency ?? Infinity, this.o.maxContainers ?? Infinity);
+    while (this.busy.size >= cap) await new Promise<void>((resolve) => this.waiting.push(resolve));
     const c = this.idle.pop() ?? this.start();
     this.busy.add(c);
     this.invocations++;

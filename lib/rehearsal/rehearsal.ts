@@ -40,6 +40,8 @@ export interface RehearsalOptions {
   startAt?: number;
   /** Use this DynamoDB Local instead of starting one (tests share the globalSetup one). */
   dynamodbEndpoint?: string;
+  /** Containers per function at most; further invocations wait their turn. @default 2 */
+  maxContainers?: number;
   /** Each function log line, as it is written (`--follow`). */
   onLogLine?: (functionName: string, line: string) => void;
 }
@@ -107,7 +109,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
     const specs = buildFunctions(template, { cdkOut, codeRoot, gatewayUrl: gateway.url, principals: roles.principals });
     const functions = new Map<string, RehearsalFunction>();
     for (const spec of specs) {
-      functions.set(spec.logicalId, new RehearsalFunction(spec, { clock, tmpRoot: join(stateDir, 'tmp'), onLogLine: (fn, line) => logs.write(fn, line) }));
+      functions.set(spec.logicalId, new RehearsalFunction(spec, { clock, tmpRoot: join(stateDir, 'tmp'), onLogLine: (fn, line) => logs.write(fn, line), maxContainers: o.maxContainers ?? 2 }));
     }
     stops.push(async () => void (await Promise.all([...functions.values()].map((f) => f.stop()))));
     const byArn = new Map([...functions.values()].map((f) => [f.spec.arn, f]));
@@ -230,7 +232,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         stepping = false;
       }
     };
-    const timer = setInterval(() => void step(), 10);
+    const timer = setInterval(() => void step(), 20);
     stops.unshift(async () => clearInterval(timer));
 
     const outputs = template.outputs();

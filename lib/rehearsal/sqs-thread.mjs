@@ -17,7 +17,7 @@ const clock = FakeTimers.install({
 realSetInterval(() => {
   const behind = virtualNow() - clock.now;
   if (behind > 0) clock.tick(behind);
-}, 4);
+}, 10);
 
 const { createSqsServer } = await import('local-aws-sqs');
 const server = await createSqsServer({

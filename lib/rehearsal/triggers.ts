@@ -61,7 +61,7 @@ export class SqsPoller {
       }
       if (messages.length === 0) {
         this.idle = this.inFlight === 0;
-        await pause(15);
+        await pause(25);
         continue;
       }
       this.idle = false;
