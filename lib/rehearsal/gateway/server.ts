@@ -2,11 +2,13 @@
  * The gateway's HTTP server: identify → work out the IAM checks → authorize → forward to
  * the local server (DynamoDB Local, local-aws-sqs, s3rver) or serve from the Scheduler
  * emulator. Bodies of JSON protocols are read whole (their parameters name the resource);
- * S3 bodies stream through untouched, except DeleteObjects whose keys must be read.
+ * S3 bodies stream through untouched, except DeleteObjects whose keys must be read and
+ * aws-chunked uploads, which are decoded as S3 does (s3rver would store the framing).
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Access } from './access.js';
+import { decodeAwsChunked, decodedHeaders, isAwsChunked } from './aws-chunked.js';
 import { dynamodbChecks } from './actions-dynamodb.js';
 import { deleteObjectsKeys, s3Checks, s3Target } from './actions-s3.js';
 import { schedulerChecks } from './actions-scheduler.js';
@@ -52,7 +54,8 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     const principal = access.byKey(cred?.accessKeyId ?? '');
     if (!principal) return send(res, unknownAccessKey(service, cred?.accessKeyId ?? '(unsigned)'));
 
-    const streamS3 = service === 's3' && !(req.method === 'POST' && url.searchParams.has('delete'));
+    const chunked = service === 's3' && isAwsChunked(req.headers);
+    const streamS3 = service === 's3' && !chunked && !(req.method === 'POST' && url.searchParams.has('delete'));
     const body = streamS3 ? undefined : await readBody(req);
     let checks: Check[];
     let route: ReturnType<typeof schedulerRoute> | undefined;
@@ -67,7 +70,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       } else {
         const t = s3Target(String(req.headers.host ?? ''), url.pathname, GATEWAY_HOSTS);
         path = t.pathStyle + url.search;
-        checks = s3Checks(req.method ?? 'GET', t, url.searchParams, req.headers, body ? deleteObjectsKeys(body.toString('utf8')) : []);
+        checks = s3Checks(req.method ?? 'GET', t, url.searchParams, req.headers, body && !chunked ? deleteObjectsKeys(body.toString('utf8')) : []);
       }
     } catch (err) {
       const message = err instanceof GatewayError ? err.message : `malformed ${service} request: ${(err as Error).message}`;
@@ -85,6 +88,10 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     }
 
     if (route) return send(res, serveScheduler(scheduler, route));
+    if (chunked && body) {
+      const payload = decodeAwsChunked(body);
+      return forward(req, res, o.upstream.s3, path, upstreamKey, payload, decodedHeaders(req.headers, payload.length));
+    }
     forward(req, res, o.upstream[service as 'dynamodb' | 'sqs' | 's3'], path, upstreamKey, body);
   }
 
@@ -134,9 +141,9 @@ function send(res: ServerResponse, r: GatewayResponse): void {
 }
 
 /** Pass the request on unchanged but for the host and the credential's key id; stream the answer back. */
-function forward(req: IncomingMessage, res: ServerResponse, base: string, path: string, upstreamKey: string, body: Buffer | undefined): void {
+function forward(req: IncomingMessage, res: ServerResponse, base: string, path: string, upstreamKey: string, body: Buffer | undefined, reqHeaders = req.headers): void {
   const up = new URL(base);
-  const headers = { ...withAccessKey(req.headers, upstreamKey), host: up.host };
+  const headers = { ...withAccessKey(reqHeaders, upstreamKey), host: up.host };
   const out = request({ hostname: up.hostname, port: up.port, method: req.method, path, headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
