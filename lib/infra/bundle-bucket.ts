@@ -29,6 +29,8 @@ export interface BundleBucketProps {
 export const BUNDLES_PREFIX = 'bundles/';
 /** Key prefix of offloaded values (large XCom). */
 export const BLOBS_PREFIX = 'blobs/';
+/** register-bundle's verdict beside each manifest (`airless push` waits for it). */
+export const REGISTRATION_FILE = 'registration.json';
 /** The object whose creation registers a bundle version. */
 export const MANIFEST_SUFFIX = 'manifest.json';
 
@@ -137,6 +139,17 @@ export class BundleBucket extends Construct {
     const objects = this.bucket.arnForObjects(`${BLOBS_PREFIX}*`);
     grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
     acknowledgeWildcardResource(grantee, objects, 'Offloaded values are keyed blobs/<dag>/<run>/<task>/...: generated per task try.');
+  }
+
+  /**
+   * Write `bundles/<version>/registration.json` only: register-bundle's verdict for `airless push`.
+   * @example
+   * bundles.grantWriteRegistrations(registerBundle);
+   */
+  grantWriteRegistrations(grantee: iam.IGrantable): void {
+    const objects = this.bucket.arnForObjects(`${BUNDLES_PREFIX}*/${REGISTRATION_FILE}`);
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
+    acknowledgeWildcardResource(grantee, objects, 'Registration verdicts are keyed bundles/<version>/registration.json: one per pushed version.');
   }
 
   private grantReadPrefix(grantee: iam.IGrantable, prefix: string, reason: string): void {

@@ -96,7 +96,7 @@ export class Functions extends Construct {
     };
 
     const logGroups: Record<string, logs.LogGroup> = {};
-    const make = (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string }) => {
+    const make = (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string; retryAttempts?: number }) => {
       const logGroup = new logs.LogGroup(this, `${name}Logs`, {
         retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
         removalPolicy,
@@ -119,6 +119,7 @@ export class Functions extends Construct {
         memorySize: opts.memorySize,
         timeout: opts.timeout,
         description: opts.description,
+        retryAttempts: opts.retryAttempts,
         role,
         logGroup,
         environment,
@@ -136,10 +137,13 @@ export class Functions extends Construct {
       });
     };
 
+    // The tick and the pokers run every minute: a failed invocation is covered by the
+    // next one, so asynchronous retries (two by default) would only triple the load.
     this.tick = make('Tick', 'tick', {
       memorySize: 512,
       timeout: Duration.minutes(2),
       description: 'Airless reconcile tick (every minute)',
+      retryAttempts: 0,
     });
     this.worker = make('Worker', 'worker', {
       memorySize: workerMemoryMb,
@@ -150,6 +154,7 @@ export class Functions extends Construct {
       memorySize: 512,
       timeout: Duration.minutes(2),
       description: 'Airless poker: pokes the sensors of one shard',
+      retryAttempts: 0,
     });
     this.registerBundle = make('RegisterBundle', 'register-bundle', {
       memorySize: 512,
@@ -164,9 +169,16 @@ export class Functions extends Construct {
     }
     for (const fn of [this.tick, this.worker, this.poker]) schedules.grantTimers(fn);
     schedules.grantDagSchedules(this.registerBundle);
-    for (const fn of [this.worker, this.poker, this.registerBundle]) bundles.grantReadBundles(fn);
-    bundles.grantReadBlobs(this.worker);
+    // Every function reads manifests (the tick's reconcile reads the pinned spec of each
+    // run it advances) and offloaded values (a spec or run conf over 350 KB lives in
+    // blobs/); register-bundle writes large specs there and its verdict for `airless push`.
+    for (const fn of this.all) {
+      bundles.grantReadBundles(fn);
+      bundles.grantReadBlobs(fn);
+    }
     bundles.grantWriteBlobs(this.worker);
+    bundles.grantWriteBlobs(this.registerBundle);
+    bundles.grantWriteRegistrations(this.registerBundle);
     for (const statement of props.taskPolicies ?? []) {
       this.worker.addToRolePolicy(statement);
       this.poker.addToRolePolicy(statement);

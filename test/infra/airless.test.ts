@@ -251,13 +251,21 @@ describe('default Airless stack', () => {
 
     const has = (statements: any[], action: string) => statements.some((s) => actionsOf(s).includes(action));
     expect(has(byRole.worker, 'sqs:ReceiveMessage')).toBe(true);
-    for (const other of [byRole.tick, byRole.poker, byRole.register]) {
-      expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
-      expect(has(other, 's3:PutObject')).toBe(false);
-    }
+    for (const other of [byRole.tick, byRole.poker, byRole.register]) expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
+    for (const other of [byRole.tick, byRole.poker]) expect(has(other, 's3:PutObject')).toBe(false);
     const put = byRole.worker.find((s) => actionsOf(s).includes('s3:PutObject'));
     expect(JSON.stringify(put.Resource)).toContain('/blobs/*');
-    expect(has(byRole.tick, 's3:GetObject')).toBe(false);
+    // register-bundle writes its verdict beside the manifest and offloads large specs (issue 9).
+    const registerPuts = byRole.register.filter((s) => actionsOf(s).includes('s3:PutObject')).map((s) => JSON.stringify(s.Resource));
+    expect(registerPuts.some((r) => r.includes('/bundles/*/registration.json'))).toBe(true);
+    expect(registerPuts.some((r) => r.includes('/blobs/*'))).toBe(true);
+    for (const r of registerPuts) expect(r.includes('/bundles/*/registration.json') || r.includes('/blobs/*')).toBe(true);
+    // Reconcile reads the manifest of every run it advances, and offloaded specs and confs (issue 9).
+    for (const reader of [byRole.tick, byRole.poker, byRole.register, byRole.worker]) {
+      const reads = reader.filter((s) => actionsOf(s).includes('s3:GetObject')).map((s) => JSON.stringify(s.Resource)).join(' ');
+      expect(reads).toContain('/bundles/*');
+      expect(reads).toContain('/blobs/*');
+    }
     expect(has(byRole.register, 'scheduler:UpdateSchedule')).toBe(true);
     expect(has(byRole.worker, 'scheduler:UpdateSchedule')).toBe(false);
     const pass = byRole.worker.find((s) => actionsOf(s).includes('iam:PassRole'));
@@ -282,6 +290,37 @@ describe('default Airless stack', () => {
       expect(on('Throttles', fn)).toHaveLength(1);
     }
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
+  });
+
+  it('does not retry a failed tick or poker invocation: the next minute covers it', () => {
+    const configs = Object.values(resourcesOf(template, 'AWS::Lambda::EventInvokeConfig')).map((c) => c.Properties);
+    for (const fn of [ids.tick, ids.poker]) {
+      expect(configs.find((c) => JSON.stringify(c.FunctionName).includes(fn))?.MaximumRetryAttempts).toBe(0);
+    }
+  });
+
+  it('lets CloudWatch alarms of this account publish to the alarm topic', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': Match.anyValue() } }),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('denies senders outside the account on the ready queue', () => {
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: ids.queue }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Action: 'sqs:SendMessage', Condition: { StringNotEquals: { 'aws:PrincipalAccount': Match.anyValue() } } }),
+        ]),
+      },
+    });
   });
 
   it('encrypts the alarm topic with a rotating key and requires SSL', () => {
