@@ -96,7 +96,10 @@ async function main(argv: string[]): Promise<number> {
       return cmdDev(rest[0], { concurrency: o.concurrency, dynamodbEndpoint: o['dynamodb-endpoint'] });
     case 'rehearse': {
       const { cmdRehearse } = await import('../lib/cli/rehearse.js');
-      return cmdRehearse({ scenarios: o.scenario, json: o.json, timeWarp: o['time-warp'], cdkOut: o['cdk-out'], stateDir: o['state-dir'], follow: o.follow });
+      const code = await cmdRehearse({ scenarios: o.scenario, json: o.json, timeWarp: o['time-warp'], cdkOut: o['cdk-out'], stateDir: o['state-dir'], follow: o.follow });
+      // Servers and threads are stopped; a lingering keep-alive socket must not hold the exit.
+      setTimeout(() => process.exit(code), 200).unref();
+      return code;
     }
     case 'signal':
       // To a local `airless dev --dynamodb-endpoint URL` rather than a deployed stack.

@@ -39,7 +39,12 @@ export async function cmdRehearse(o: RehearseOptions): Promise<number> {
     const log = o.json ? (line: string) => void process.stderr.write(`${line}\n`) : out;
     const summary = await runScenarios(scenarios, { stateDir, cdkOut: o.cdkOut, onLogLine: follow }, log);
     const ok = summary.scenarios.every((s) => s.ok) && summary.accessDenied === 0;
-    for (const d of summary.denied) log(`AccessDenied: ${d.principal} ${d.action} ${d.resource}`);
+    const counts = new Map<string, number>();
+    for (const d of summary.denied) {
+      const key = `${d.principal} ${d.action} ${d.resource.replace(/\/bundles\/[^/]+\//, '/bundles/<version>/')}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of counts) log(`AccessDenied (${n}x): ${key}`);
     if (o.json) {
       out(JSON.stringify({ scenarios: summary.scenarios.map(({ name, ok: k, seconds }) => ({ name, ok: k, seconds })), accessDenied: summary.accessDenied, awsCalls: summary.awsCalls, unusedGrants: summary.unusedGrants }));
     } else {

@@ -253,14 +253,21 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         }
       },
       stop: async () => {
-        for (const s of stops) await s().catch(onError);
+        clearInterval(timer);
         for (const c of Object.values(direct)) c.destroy();
+        // One stuck server (a keep-alive socket) must not keep the rest, or the process, up.
+        for (const s of stops) await withTimeout(s(), 5_000).catch(onError);
       },
     };
   } catch (e) {
     for (const s of stops.reverse()) await s().catch(() => {});
     throw e;
   }
+}
+
+function withTimeout(p: Promise<unknown>, ms: number): Promise<unknown> {
+  let t: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise((resolve) => { t = setTimeout(resolve, ms); t.unref(); })]).finally(() => clearTimeout(t));
 }
 
 /** `cdk synth` into `out` (about 10 s); the app is bin/app.ts of this project. */

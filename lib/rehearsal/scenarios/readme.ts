@@ -40,7 +40,7 @@ export async function readme(c: ScenarioContext): Promise<void> {
   check(logs.code === 0 && logs.out.some((l) => l.includes('for ') && l.includes(' in eu')), `airless logs shows the audit task's own line (${logs.out[0] ?? logs.error ?? ''})`);
 
   const cleared = await cli('clear', ['etl_daily', etlRun, 'transform']);
-  check(cleared.code === 0 && cleared.out.some((l) => /cleared .*transform.*load/.test(l)), `clear re-runs transform and its downstream (${cleared.out[0] ?? cleared.error ?? ''})`);
+  check(cleared.code === 0 && cleared.out.some((l) => l.startsWith('cleared') && l.includes('transform') && l.includes('load')), `clear re-runs transform and its downstream (${cleared.out[0] ?? cleared.error ?? ''})`);
   const again = await c.runEnds('etl_daily', etlRun);
   const transform = again.tasks.find((t) => t.taskId === 'transform');
   check(again.state === 'success' && (transform?.tryNumber ?? 0) >= 2, `the cleared run succeeds again (transform try ${transform?.tryNumber})`);
