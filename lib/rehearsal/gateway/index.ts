@@ -14,6 +14,23 @@
  *    EventBridge Scheduler from its own in-process emulator.
  * Every decision is appended to `decisions`.
  *
+ * Modelled as AWS does: the action and resource ARN per request (DynamoDB transactions item by
+ * item; batches; Query/Scan on an index ARN; SQS batch calls as their single actions; S3 object,
+ * bucket and DeleteObjects keys with s3:prefix/s3:delimiter/s3:max-keys; iam:PassRole with
+ * iam:PassedToService on CreateSchedule/UpdateSchedule), explicit deny over allow, resource
+ * policies (bucket, queue, topic, key, Lambda permissions) beside identity policies, the
+ * caller shown as its STS session (arn:aws:sts::ACCOUNT:assumed-role/ROLE/FUNCTION).
+ * Context keys set: aws:SecureTransport=true (the gateway is plain HTTP on 127.0.0.1 but
+ * stands for AWS's HTTPS endpoints), aws:PrincipalArn, aws:PrincipalAccount,
+ * aws:RequestedRegion, aws:CurrentTime and aws:EpochTime (from `clock`).
+ * Not modelled: signatures and session tokens (not verified), permission boundaries, SCPs,
+ * session policies, VPC endpoint policies, KMS grants, S3 ACLs and Object Ownership, request
+ * context keys other than those above (aws:SourceIp, aws:SourceVpce, dynamodb:LeadingKeys...),
+ * and services other than DynamoDB, SQS, S3 and Scheduler (answered with a clear 400).
+ *
+ * Queue URLs: the SQS SDK sends each request to its QueueUrl's host, so the queue URLs the
+ * functions see must point at `url` (local-aws-sqs finds a queue by the URL's last segment).
+ *
  * @example
  * const gw = await startGateway({
  *   region: 'us-east-1', accountId: '000000000000',
