@@ -28,8 +28,9 @@
  * context keys other than those above (aws:SourceIp, aws:SourceVpce, dynamodb:LeadingKeys...),
  * and services other than DynamoDB, SQS, S3 and Scheduler (answered with a clear 400).
  *
- * Queue URLs: the SQS SDK sends each request to its QueueUrl's host, so the queue URLs the
- * functions see must point at `url` (local-aws-sqs finds a queue by the URL's last segment).
+ * Queue URLs: an SQSClient without an explicit `endpoint` option may send a request to its
+ * QueueUrl's host (useQueueUrlAsEndpoint), so the queue URLs the functions see should point
+ * at `url` (local-aws-sqs finds a queue by the URL's last segment).
  *
  * @example
  * const gw = await startGateway({
