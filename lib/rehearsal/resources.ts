@@ -5,7 +5,7 @@
  * S3 buckets. Properties the local servers cannot model (encryption, PITR, versioning,
  * deletion protection) are ignored; docs/rehearsal.md lists them.
  */
-import { CreateTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { makeClients } from '../adapters/aws/clients.js';
@@ -37,6 +37,10 @@ export async function createResources(t: StackTemplate, servers: LocalServers): 
       ...(p.GlobalSecondaryIndexes?.length ? { GlobalSecondaryIndexes: p.GlobalSecondaryIndexes.map((g: any) => ({ IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection })) } : {}),
       ...(p.LocalSecondaryIndexes?.length ? { LocalSecondaryIndexes: p.LocalSecondaryIndexes } : {}),
     };
+    // A shared DynamoDB Local (tests) may hold the tables of an earlier rehearsal: start empty.
+    await c.dynamodb.send(new DeleteTableCommand({ TableName: name })).catch((e) => {
+      if (!(e instanceof ResourceNotFoundException)) throw e;
+    });
     await c.dynamodb.send(new CreateTableCommand(input));
     const ttl = p.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
     if (ttl?.Enabled && ttl.AttributeName) {
