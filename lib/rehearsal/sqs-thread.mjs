@@ -13,6 +13,7 @@ const virtualNow = () => realNow() + offset[0];
 const clock = FakeTimers.install({
   now: virtualNow(),
   toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+  shouldClearNativeTimers: true,
 });
 realSetInterval(() => {
   const behind = virtualNow() - clock.now;
