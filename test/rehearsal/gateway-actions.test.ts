@@ -93,3 +93,28 @@ describe('gateway: requests it cannot route get one clear error', () => {
     }
   });
 });
+
+describe('gateway: repeated decisions', () => {
+  it('records every call, follows the clock for time conditions and re-evaluates swapped policies', async () => {
+    const { startGateway } = await import('../../lib/rehearsal/gateway/index.js');
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const queue = 'arn:aws:sqs:us-east-1:000000000000:q';
+    const worker = { accessKeyId: 'AKIAW', name: 'W', roleArn: 'arn:aws:iam::000000000000:role/w', policies: [{ name: 'p', document: {
+      Version: '2012-10-17', Statement: [{ Effect: 'Allow' as const, Action: 'sqs:SendMessage', Resource: queue, Condition: { DateLessThan: { 'aws:CurrentTime': '2026-06-01T00:00:00Z' } } }],
+    } }] };
+    const plain = { ...worker, accessKeyId: 'AKIAP', name: 'P', policies: [{ name: 'p', document: { Version: '2012-10-17', Statement: [{ Effect: 'Allow' as const, Action: 'sqs:SendMessage', Resource: queue }] } }] };
+    const gw = await startGateway({ ...scope, upstream: { dynamodb: 'http://127.0.0.1:1', sqs: 'http://127.0.0.1:1', s3: 'http://127.0.0.1:1' }, resourcePolicies: {}, principals: [worker, plain], clock: () => now });
+    try {
+      expect(await gw.authorize('W', 'sqs:SendMessage', queue)).toBe(true);
+      now = Date.parse('2026-07-01T00:00:00Z');
+      expect(await gw.authorize('W', 'sqs:SendMessage', queue)).toBe(false);
+      expect(await gw.authorize('P', 'sqs:SendMessage', queue)).toBe(true);
+      expect(await gw.authorize('P', 'sqs:SendMessage', queue)).toBe(true);
+      plain.policies = [];
+      expect(await gw.authorize('P', 'sqs:SendMessage', queue)).toBe(false);
+      expect(gw.decisions.map((d) => `${d.principal} ${d.allowed}`)).toEqual(['W true', 'W false', 'P true', 'P true', 'P false']);
+    } finally {
+      await gw.close();
+    }
+  });
+});

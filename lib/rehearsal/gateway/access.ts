@@ -67,16 +67,42 @@ export class Access {
       'aws:EpochTime': String(Math.floor(now / 1000)),
       ...c.context,
     };
-    const result = await evaluate({
+    const resourcePolicy = this.resourcePolicyOf(c.resource);
+    const result = await this.cached(p, c, resourcePolicy, () => evaluate({
       principalArn: callerArn,
       action: c.action,
       resource: c.resource,
       accountId: this.o.accountId,
       identityPolicies: p.policies,
-      resourcePolicy: this.resourcePolicyOf(c.resource),
+      resourcePolicy,
       context,
-    });
+    }));
     return { callerArn, result, decision: this.record(p.name, c, result, context) };
+  }
+
+  // The same call by the same principal under the same policies gets the same answer, unless
+  // a policy reads the time: such calls are always evaluated. Saves about 1 ms per request.
+  private readonly memo = new WeakMap<Principal, Map<string, { policies: unknown; resourcePolicy: unknown; result: EvaluateResult }>>();
+
+  private readonly timeReaders = new WeakMap<object, boolean>();
+
+  private readsTime(doc: object): boolean {
+    let v = this.timeReaders.get(doc);
+    if (v === undefined) this.timeReaders.set(doc, (v = /aws:(CurrentTime|EpochTime)/.test(JSON.stringify(doc))));
+    return v;
+  }
+
+  private async cached(p: Principal, c: Check, resourcePolicy: PolicyDocument | undefined, run: () => Promise<EvaluateResult>): Promise<EvaluateResult> {
+    if (this.readsTime(p.policies) || (resourcePolicy && this.readsTime(resourcePolicy))) return run();
+    let byCall = this.memo.get(p);
+    if (!byCall) this.memo.set(p, (byCall = new Map()));
+    const key = `${c.action} ${c.resource} ${JSON.stringify(c.context ?? {})}`;
+    const hit = byCall.get(key);
+    // Policies swapped on the principal or the resource since: evaluate again.
+    if (hit && hit.policies === p.policies && hit.resourcePolicy === resourcePolicy) return hit.result;
+    const result = await run();
+    byCall.set(key, { policies: p.policies, resourcePolicy, result });
+    return result;
   }
 
   /** Evaluate and record a call by an AWS service principal (scheduler.amazonaws.com...): resource policy only. */
