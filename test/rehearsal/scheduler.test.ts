@@ -88,6 +88,7 @@ describe('rehearsal gateway: EventBridge Scheduler emulator', () => {
     expect(second.NextToken).toBeUndefined();
     expect(second.Schedules?.[0]?.Target?.Arn).toBe(QUEUE);
     await expect(client.send(new ListSchedulesCommand({ GroupName: 'nope' }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(client.send(new ListSchedulesCommand({ MaxResults: 101 }))).rejects.toMatchObject({ name: 'ValidationException', message: expect.stringContaining('between 1 and 100') });
     for (const n of ['p-1', 'p-2', 'p-3', 'q-1']) await client.send(new DeleteScheduleCommand({ Name: n, GroupName: 'sys' }));
   });
 

@@ -196,7 +196,7 @@ export class Scheduler implements SchedulerEmulator {
 
 function page<T>(all: T[], max: number | undefined, token: string | undefined): { items: T[]; NextToken?: string } {
   const size = max ?? 100;
-  if (!Number.isInteger(size) || size < 1 || size > 1000) throw invalid(`1 validation error detected: Value '${String(max)}' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 1000`);
+  if (!Number.isInteger(size) || size < 1 || size > 100) throw invalid(`1 validation error detected: Value '${String(max)}' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 100`);
   const start = token === undefined ? 0 : Number(Buffer.from(token, 'base64url').toString());
   if (!Number.isInteger(start) || start < 0) throw invalid('Invalid NextToken.');
   const items = all.slice(start, start + size);
