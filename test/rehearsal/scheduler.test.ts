@@ -123,6 +123,10 @@ describe('rehearsal gateway: EventBridge Scheduler emulator', () => {
   it('raises ConflictException for an existing name and ResourceNotFoundException for a missing schedule or group', async () => {
     await client.send(new CreateScheduleCommand(base({ Name: 'twice' })));
     await expect(client.send(new CreateScheduleCommand(base({ Name: 'twice' })))).rejects.toMatchObject({ name: 'ConflictException', $metadata: { httpStatusCode: 409 } });
+    // An SDK retry repeats the request's ClientToken: AWS answers it as the first time.
+    await client.send(new CreateScheduleCommand(base({ Name: 'retried', ClientToken: 'token-1' })));
+    expect((await client.send(new CreateScheduleCommand(base({ Name: 'retried', ClientToken: 'token-1' })))).ScheduleArn).toMatch(/schedule\/sys\/retried$/);
+    await client.send(new DeleteScheduleCommand({ Name: 'retried', GroupName: 'sys' }));
     await expect(client.send(new CreateScheduleCommand(base({ Name: 'x', GroupName: 'missing' })))).rejects.toMatchObject({ name: 'ResourceNotFoundException', message: 'Schedule group missing does not exist.' });
     await expect(client.send(new UpdateScheduleCommand(base({ Name: 'never' })))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
     await expect(client.send(new DeleteScheduleCommand({ Name: 'never', GroupName: 'sys' }))).rejects.toMatchObject({ name: 'ResourceNotFoundException' });

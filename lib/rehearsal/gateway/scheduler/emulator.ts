@@ -10,6 +10,7 @@ import { checkName, checkSchedule } from './validate.js';
 
 interface Entry {
   schedule: Schedule;
+  clientToken?: string;
   expression: Expression;
   anchor: number;
   next: number | undefined;
@@ -74,8 +75,9 @@ export class Scheduler implements SchedulerEmulator {
 
   /** CreateSchedule: ConflictException when the name exists in the group. */
   create(input: ScheduleInput): Schedule {
-    const group = input.GroupName ?? 'default';
-    if (this.entries.has(this.key(group, input.Name))) throw new SchedulerApiError('ConflictException', `Schedule ${input.Name} already exists.`);
+    const existing = this.entries.get(this.key(input.GroupName ?? 'default', input.Name));
+    if (existing && input.ClientToken !== undefined && existing.clientToken === input.ClientToken) return existing.schedule;
+    if (existing) throw new SchedulerApiError('ConflictException', `Schedule ${input.Name} already exists.`);
     return this.store(input, undefined);
   }
 
@@ -97,7 +99,7 @@ export class Scheduler implements SchedulerEmulator {
     if (!this.groups.has(schedule.GroupName)) throw new SchedulerApiError('ResourceNotFoundException', `Schedule group ${schedule.GroupName} does not exist.`);
     const full: Schedule = { ...schedule, Arn: this.scheduleArn(schedule.GroupName, schedule.Name), CreationDate: created ?? now, LastModificationDate: now };
     const anchor = full.StartDate ?? now;
-    const entry: Entry = { schedule: full, expression, anchor, next: undefined };
+    const entry: Entry = { schedule: full, expression, anchor, next: undefined, ...(input.ClientToken !== undefined ? { clientToken: input.ClientToken } : {}) };
     // A rate schedule fires at once (or at StartDate); an at() in the past fires at once.
     entry.next = expression.kind === 'at' ? Math.max(expression.at, now)
       : expression.kind === 'rate' ? nextFire(expression, Math.max(now, anchor) - 1, anchor)

@@ -73,4 +73,6 @@ export interface ScheduleInput {
   FlexibleTimeWindow: { Mode: string; MaximumWindowInMinutes?: number };
   Target: ScheduleTarget;
   ActionAfterCompletion?: string;
+  /** Idempotency token: a CreateSchedule repeated with the same token (an SDK retry) succeeds again. */
+  ClientToken?: string;
 }
