@@ -101,7 +101,9 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       else res.destroy(err as Error);
     });
   });
-  server.keepAliveTimeout = 1000;
+  // Longer than any pause between a container's calls, so a kept-alive socket is not closed
+  // just as the SDK reuses it (a spurious "socket hang up"); close() ends them all anyway.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
