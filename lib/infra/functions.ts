@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../engine/errors.js';
+import { acknowledgeWildcardResource } from './nag.js';
 import type { BundleBucket } from './bundle-bucket.js';
 import type { ReadyQueue } from './ready-queue.js';
 import type { Schedules } from './schedules.js';
@@ -38,6 +39,24 @@ export interface FunctionsProps {
   readonly logRetention?: logs.RetentionDays;
   /** Of the log groups. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The DynamoDB actions the adapters use (lib/adapters/aws: Get/Put/Update/Delete, Query,
+ * Scan, TransactWriteItems whose items are authorized as their own actions). The
+ * rehearsal's least-privilege scenario showed the rest of grantReadWriteData unused:
+ * BatchGetItem, BatchWriteItem, DescribeTable and the stream actions (no table has a stream).
+ */
+export const STATE_ACTIONS = [
+  'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem',
+  'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem',
+] as const;
+
+function grantStateData(state: StateTables, grantee: iam.IGrantable): void {
+  for (const table of state.all) {
+    table.grant(grantee, ...STATE_ACTIONS);
+    acknowledgeWildcardResource(grantee, `${table.tableArn}/index/*`, 'Queries the secondary indexes of this table only (index names are fixed by dynamo-schema.ts).');
+  }
 }
 
 function checkInt(name: string, value: number, min: number, max: number): number {
@@ -164,7 +183,7 @@ export class Functions extends Construct {
     this.logGroups = logGroups as Functions['logGroups'];
 
     for (const fn of this.all) {
-      state.grantReadWriteData(fn);
+      grantStateData(state, fn);
       readyQueue.queue.grantSendMessages(fn);
     }
     for (const fn of [this.tick, this.worker, this.poker]) schedules.grantTimers(fn);

@@ -14,6 +14,8 @@ export interface StatementVerdict {
   /** `policyName/#N` (1-based) or `policyName/Sid`. */
   statement: string;
   actions: string[];
+  /** Some recorded call was allowed by it. */
+  used: boolean;
   /** The call that is denied without this statement: `action on resource`; undefined when none is. */
   provenBy?: string;
 }
@@ -49,7 +51,7 @@ export async function analyzeGrants(t: StackTemplate, decisions: readonly Decisi
         const label = s.Sid ? `${policy.name}/${s.Sid}` : `${policy.name}/#${i + 1}`;
         const actions = list(s.Action);
         const used = mine.filter((d) => (d.matchedStatements ?? []).includes(label));
-        const verdict: StatementVerdict = { principal: p.name, statement: label, actions };
+        const verdict: StatementVerdict = { principal: p.name, statement: label, actions, used: used.length > 0 };
         const sole = used.find((d) => (d.matchedStatements ?? []).length === 1);
         if (sole) {
           const without = p.policies.map((x) => (x !== policy ? x : { name: x.name, document: { ...x.document, Statement: statements.filter((_, j) => j !== i) as PolicyStatement[] } }));

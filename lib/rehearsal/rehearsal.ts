@@ -112,6 +112,11 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       functions.set(spec.logicalId, new RehearsalFunction(spec, { clock, tmpRoot: join(stateDir, 'tmp'), onLogLine: (fn, line) => logs.write(fn, line), maxContainers: o.maxContainers ?? 2 }));
     }
     stops.push(async () => void (await Promise.all([...functions.values()].map((f) => f.stop()))));
+    // The Lambda service writes each function's logs with the function's role.
+    for (const f of functions.values()) {
+      const stream = `arn:aws:logs:us-east-1:000000000000:log-group:${f.spec.logGroupName}:log-stream:rehearsal`;
+      for (const action of ['logs:CreateLogStream', 'logs:PutLogEvents']) await gateway.authorize(f.spec.logicalId, action, stream);
+    }
     const byArn = new Map([...functions.values()].map((f) => [f.spec.arn, f]));
     const direct = makeClients({ endpoints: { dynamodb: servers.dynamodb, sqs: servers.sqs, s3: servers.s3, scheduler: gateway.url } });
     const asyncInvoker = new AsyncInvoker(clock);

@@ -250,6 +250,11 @@ describe('default Airless stack', () => {
     }
 
     const has = (statements: any[], action: string) => statements.some((s) => actionsOf(s).includes(action));
+    // Only the DynamoDB actions the adapters use (the rehearsal's least-privilege scenario).
+    for (const statements of Object.values(byRole)) {
+      for (const unused of ['dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem', 'dynamodb:DescribeTable', 'dynamodb:GetRecords']) expect(has(statements, unused)).toBe(false);
+      expect(has(statements, 'dynamodb:ConditionCheckItem')).toBe(true);
+    }
     expect(has(byRole.worker, 'sqs:ReceiveMessage')).toBe(true);
     for (const other of [byRole.tick, byRole.poker, byRole.register]) expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
     for (const other of [byRole.tick, byRole.poker]) expect(has(other, 's3:PutObject')).toBe(false);

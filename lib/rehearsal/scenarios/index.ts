@@ -87,7 +87,10 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
       const grants = await analyzeGrants(template, decisions);
       summary.grants = grants;
       summary.unusedGrants = grants.unused;
-      const ok = grants.statements.every((s) => s.provenBy !== undefined) && grants.unused.length === 0;
+      // ok: every statement a call used is proven needed by a replay that is denied without
+      // it. Unused grants are reported, not failed: some serve paths no scenario reaches
+      // (a schedule deleted, a missing bundle answered 404), see docs/rehearsal.md.
+      const ok = grants.statements.filter((s) => s.used).every((s) => s.provenBy !== undefined);
       for (const s of grants.statements) log(`  ${s.provenBy ? 'needed' : 'UNUSED'}: ${s.principal} ${s.statement}${s.provenBy ? ` (without it: AccessDenied on ${s.provenBy})` : ''}`);
       summary.scenarios.push({ name: 'least-privilege', ok, seconds: Math.round((performance.now() - started) / 100) / 10 });
     }
