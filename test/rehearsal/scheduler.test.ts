@@ -8,6 +8,7 @@ import {
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Scheduler } from '../../lib/rehearsal/gateway/scheduler/emulator.js';
 import { startGateway, type Gateway, type PolicyDocument, type Principal, type ScheduleFire } from '../../lib/rehearsal/gateway/index.js';
 
 const ACCOUNT = '000000000000';
@@ -195,5 +196,14 @@ describe('rehearsal gateway: EventBridge Scheduler emulator', () => {
     expect(r.denied.map((f) => f.name)).toEqual(['elsewhere']);
     expect(gw.decisions).toContainEqual(expect.objectContaining({ principal: 'scheduler.amazonaws.com', action: 'sts:AssumeRole', resource: TARGET_ROLE, allowed: true }));
     expect(gw.decisions.at(-1)).toMatchObject({ principal: 'SchedulerTarget', action: 'sqs:SendMessage', resource: `arn:aws:sqs:us-east-1:${ACCOUNT}:other`, allowed: false });
+  });
+
+  it('after a far clock jump keeps the newest maxFiresPerCall fires, oldest first', () => {
+    let t = T0;
+    const s = new Scheduler({ region: 'us-east-1', accountId: ACCOUNT, clock: () => t, authorizeFire: async () => true, maxFiresPerCall: 3 });
+    s.create({ Name: 'every-minute', ScheduleExpression: 'rate(1 minute)', FlexibleTimeWindow: { Mode: 'OFF' }, Target: { Arn: QUEUE, RoleArn: TARGET_ROLE } });
+    t = T0 + 10 * 60_000;
+    expect(s.dueFires(t).map((f) => (f.fireTime - T0) / 60_000)).toEqual([8, 9, 10]);
+    expect(s.nextDue()).toBe(T0 + 11 * 60_000);
   });
 });

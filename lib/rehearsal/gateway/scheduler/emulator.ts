@@ -148,13 +148,15 @@ export class Scheduler implements SchedulerEmulator {
     for (const [key, e] of this.entries) {
       const s = e.schedule;
       if (s.State !== 'ENABLED') continue;
-      const mine: ScheduleFire[] = [];
+      // A ring of the newest `cap` fires: a far jump costs one pass, not one shift per fire.
+      const ring: ScheduleFire[] = [];
+      let seen = 0;
       while (e.next !== undefined && e.next <= now && (e.expression.kind === 'at' || s.EndDate === undefined || e.next <= s.EndDate)) {
-        mine.push({ group: s.GroupName, name: s.Name, scheduleArn: s.Arn, fireTime: e.next, target: s.Target });
-        if (mine.length > cap) mine.shift();
+        ring[seen++ % cap] = { group: s.GroupName, name: s.Name, scheduleArn: s.Arn, fireTime: e.next, target: s.Target };
         e.next = e.expression.kind === 'at' ? undefined : nextFire(e.expression, e.next, e.anchor);
       }
-      fires.push(...mine);
+      const oldest = seen > cap ? seen % cap : 0;
+      fires.push(...ring.slice(oldest), ...ring.slice(0, oldest));
       const completed = e.next === undefined || (e.expression.kind !== 'at' && s.EndDate !== undefined && e.next > s.EndDate);
       if (completed && s.ActionAfterCompletion === 'DELETE') this.entries.delete(key);
       else if (completed) e.next = undefined;
