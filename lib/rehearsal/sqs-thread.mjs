@@ -32,8 +32,10 @@ parentPort.on('message', (msg) => {
     // a delayed message becoming visible or a visibility timeout ending.
     let next = null;
     const now = clock.now;
-    for (const t of Object.values(clock.timers ?? {})) {
-      if (t.callAt > now + 100 && t.callAt < now + 86_400_000 && (next === null || t.callAt < next)) next = t.callAt;
+    // clock.timers is internal: a Map in @sinonjs/fake-timers 15 (pinned), an object before.
+    const timers = clock.timers instanceof Map ? [...clock.timers.values()] : Object.values(clock.timers ?? {});
+    for (const t of timers) {
+      if (!t.interval && t.callAt > now + 100 && t.callAt < now + 86_400_000 && (next === null || t.callAt < next)) next = t.callAt;
     }
     parentPort.postMessage({ type: 'nextDue', id: msg.id, next });
   } else if (msg.type === 'close') {
