@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { RehearsalClock } from '../../lib/rehearsal/clock.js';
 import { RehearsalFunction, type FunctionSpec } from '../../lib/rehearsal/lambda.js';
 
@@ -38,7 +38,8 @@ describe('RehearsalFunction', () => {
       expect(b).toMatchObject({ ok: true, result: { calls: 2 } });
       expect((b.result as { now: number }).now).toBeGreaterThanOrEqual(Date.parse('2030-01-01T00:00:00Z'));
       expect((b.result as { remaining: number }).remaining).toBeLessThanOrEqual(1500);
-      expect(lines.some((l) => l.includes('"calls":2'))).toBe(true);
+      // stdout reaches the parent through a pipe, possibly after the result message.
+      await vi.waitFor(() => expect(lines.some((l) => l.includes('"calls":2'))).toBe(true));
 
       const hung = await fn.invoke({ hang: true });
       expect(hung).toMatchObject({ ok: false, error: { errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out after 1.50 seconds' } });
