@@ -69,6 +69,7 @@ export async function cmdRehearse(o: RehearseOptions): Promise<number> {
   await stop;
   const denied = r.accessDenied();
   for (const d of denied) out(`AccessDenied: ${d.principal} ${d.action} ${d.resource}`);
+  out(`stopping: ${r.gateway.decisions.length} AWS calls authorized, ${denied.length} denied`);
   await r.stop();
   return denied.length === 0 ? 0 : 1;
 }
