@@ -52,8 +52,9 @@ export const STATE_ACTIONS = [
   'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem',
 ] as const;
 
-function grantStateData(state: StateTables, grantee: iam.IGrantable): void {
-  for (const table of state.all) {
+function grantStateData(state: StateTables, grantee: iam.IGrantable, only?: readonly string[]): void {
+  const tables = only ? only.map((id) => state.tables[id]).filter((t) => t !== undefined) : state.all;
+  for (const table of tables) {
     table.grant(grantee, ...STATE_ACTIONS);
     acknowledgeWildcardResource(grantee, `${table.tableArn}/index/*`, 'Queries the secondary indexes of this table only (index names are fixed by dynamo-schema.ts).');
   }
@@ -182,10 +183,13 @@ export class Functions extends Construct {
     });
     this.logGroups = logGroups as Functions['logGroups'];
 
-    for (const fn of this.all) {
+    for (const fn of [this.tick, this.worker, this.poker]) {
       grantStateData(state, fn);
       readyQueue.queue.grantSendMessages(fn);
     }
+    // register-bundle keeps the DAG registry (dags, and kv for offloaded specs) and sends
+    // nothing to the queue: runs are the tick's business (rehearsal least-privilege scenario).
+    grantStateData(state, this.registerBundle, ['dags', 'kv']);
     for (const fn of [this.tick, this.worker, this.poker]) schedules.grantTimers(fn);
     schedules.grantDagSchedules(this.registerBundle);
     // Every function reads manifests (the tick's reconcile reads the pinned spec of each

@@ -257,6 +257,11 @@ describe('default Airless stack', () => {
     }
     expect(has(byRole.worker, 'sqs:ReceiveMessage')).toBe(true);
     for (const other of [byRole.tick, byRole.poker, byRole.register]) expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
+    // register-bundle keeps the registry only: dags and kv tables, no queue.
+    expect(has(byRole.register, 'sqs:SendMessage')).toBe(false);
+    const registerTables = JSON.stringify(byRole.register.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:'))).map((s) => s.Resource));
+    expect(registerTables).toContain('StateDags');
+    for (const t of ['StateRuns', 'StateTasks', 'StateTriggers']) expect(registerTables).not.toContain(t);
     for (const other of [byRole.tick, byRole.poker]) expect(has(other, 's3:PutObject')).toBe(false);
     const put = byRole.worker.find((s) => actionsOf(s).includes('s3:PutObject'));
     expect(JSON.stringify(put.Resource)).toContain('/blobs/*');
