@@ -7,7 +7,7 @@
 import { SystemClock } from '../adapters/memory/clock.js';
 import { awsPorts, type AwsEnv, type AwsPorts } from '../adapters/aws/wiring.js';
 import { AirlessError } from '../engine/index.js';
-import type { Log, Metrics } from '../engine/index.js';
+import type { Clock, Log, Metrics } from '../engine/index.js';
 import { TimerPump } from '../runtime/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
 import { pushBundle } from './aws-push.js';
@@ -16,6 +16,9 @@ import { parseJsonOption, UsageError } from './output.js';
 
 export interface AwsCommandOptions {
   stack?: string;
+  /** An AWS-compatible endpoint for every client (a rehearsal, LocalStack); overrides AIRLESS_AWS_ENDPOINT. */
+  endpoint?: string;
+  'logical-date'?: string;
   conf?: string;
   payload?: string;
   try?: string;
@@ -52,12 +55,12 @@ const USAGE: Record<string, [number, string]> = {
 export async function openStack(
   stackName: string,
   environment: Record<string, string | undefined>,
-  opts: { clients?: CliClients; out?: (line: string) => void } = {},
+  opts: { clients?: CliClients; out?: (line: string) => void; clock?: Clock } = {},
 ): Promise<StackContext> {
   const clients = opts.clients ?? cliClients(environment);
   const outputs = await stackOutputs(clients.cloudformation, stackName);
   const env = envFromOutputs(outputs, { stackName, region: clients.region });
-  const ports = awsPorts(env, { clients, metrics: NO_METRICS, log: QUIET_LOG, clock: new SystemClock(), workerId: 'cli' });
+  const ports = awsPorts(env, { clients, metrics: NO_METRICS, log: QUIET_LOG, clock: opts.clock ?? new SystemClock(), workerId: 'cli' });
   return { stackName, clients, outputs, env, ports, out: opts.out ?? ((line) => void process.stdout.write(`${line}\n`)) };
 }
 
@@ -71,12 +74,14 @@ export async function runAwsCommand(
   cmd: string,
   args: string[],
   o: AwsCommandOptions,
-  deps: { environment?: Record<string, string | undefined>; clients?: CliClients; out?: (line: string) => void } = {},
+  deps: { environment?: Record<string, string | undefined>; clients?: CliClients; out?: (line: string) => void; clock?: Clock } = {},
 ): Promise<number> {
   const usage = USAGE[cmd];
   if (!usage) throw new UsageError(`unknown command ${cmd}; see airless --help`);
   if (args.length < usage[0]) throw new UsageError(`airless ${cmd} needs ${usage[1]}`);
-  const environment = deps.environment ?? process.env;
+  const base = deps.environment ?? process.env;
+  if (o.endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(o.endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got ${o.endpoint}`);
+  const environment = o.endpoint ? { ...base, AIRLESS_AWS_ENDPOINT: o.endpoint } : base;
   try {
     const ctx = await openStack(o.stack ?? DEFAULT_STACK, environment, deps);
     return await dispatch(ctx, cmd, args, o, environment);
@@ -92,7 +97,7 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
       await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'] });
       return 0;
     case 'trigger':
-      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out);
+      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']));
     case 'runs':
       return cmdRuns(p, a[0], out);
     case 'tasks':
@@ -136,6 +141,13 @@ async function runTimerPump(ctx: StackContext, environment: Record<string, strin
     process.off('SIGTERM', stop);
   }
   return 0;
+}
+
+function parseLogicalDate(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) throw new UsageError(`--logical-date must be an ISO date, got ${text}`);
+  return ms;
 }
 
 function parsePayload(text: string): unknown {

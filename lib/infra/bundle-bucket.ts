@@ -45,6 +45,8 @@ export const BLOBS_PREFIX = 'blobs/';
 export const EXPIRING_BLOB_KINDS = ['xcom', 'conf', 'signal'] as const;
 /** Offloaded run values outlive the run retention by this much. */
 export const BLOB_EXPIRY_MARGIN = Duration.days(30);
+/** register-bundle's verdict beside each manifest (`airless push` waits for it). */
+export const REGISTRATION_FILE = 'registration.json';
 /** The object whose creation registers a bundle version. */
 export const MANIFEST_SUFFIX = 'manifest.json';
 
@@ -164,6 +166,17 @@ export class BundleBucket extends Construct {
     const objects = this.bucket.arnForObjects(`${BLOBS_PREFIX}*`);
     grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
     acknowledgeWildcardResource(grantee, objects, 'Offloaded values are keyed blobs/<dag>/<run>/<task>/...: generated per task try.');
+  }
+
+  /**
+   * Write `bundles/<version>/registration.json` only: register-bundle's verdict for `airless push`.
+   * @example
+   * bundles.grantWriteRegistrations(registerBundle);
+   */
+  grantWriteRegistrations(grantee: iam.IGrantable): void {
+    const objects = this.bucket.arnForObjects(`${BUNDLES_PREFIX}*/${REGISTRATION_FILE}`);
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
+    acknowledgeWildcardResource(grantee, objects, 'Registration verdicts are keyed bundles/<version>/registration.json: one per pushed version.');
   }
 
   private grantReadPrefix(grantee: iam.IGrantable, prefix: string, reason: string): void {

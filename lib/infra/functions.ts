@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../engine/index.js';
+import { acknowledgeWildcardResource } from './nag.js';
 import type { BundleBucket } from './bundle-bucket.js';
 import type { ReadyQueue } from './ready-queue.js';
 import type { Schedules } from './schedules.js';
@@ -66,6 +67,25 @@ export const BUNDLING: BundlingOptions = {
   externalModules: ['@aws-sdk/*'],
 };
 
+/**
+ * The DynamoDB actions the adapters use (lib/adapters/aws: Get/Put/Update/Delete, Query,
+ * Scan, TransactWriteItems whose items are authorized as their own actions). The
+ * rehearsal's least-privilege scenario showed the rest of grantReadWriteData unused:
+ * BatchGetItem, BatchWriteItem, DescribeTable and the stream actions (no table has a stream).
+ */
+export const STATE_ACTIONS = [
+  'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem',
+  'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem',
+] as const;
+
+function grantStateData(state: StateTables, grantee: iam.IGrantable, only?: readonly string[]): void {
+  const tables = only ? only.map((id) => state.tables[id]).filter((t) => t !== undefined) : state.all;
+  for (const table of tables) {
+    table.grant(grantee, ...STATE_ACTIONS);
+    acknowledgeWildcardResource(grantee, `${table.tableArn}/index/*`, 'Queries the secondary indexes of this table only (index names are fixed by dynamo-schema.ts).');
+  }
+}
+
 function checkInt(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new InvalidInputError(`${name} must be an integer in ${min}..${max}, got ${value}`);
@@ -122,7 +142,7 @@ export class Functions extends Construct {
     };
 
     const logGroups: Record<string, logs.LogGroup> = {};
-    const make = (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string }) => {
+    const make = (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string; retryAttempts?: number }) => {
       const logGroup = new logs.LogGroup(this, `${name}Logs`, {
         retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
         removalPolicy,
@@ -145,6 +165,7 @@ export class Functions extends Construct {
         memorySize: opts.memorySize,
         timeout: opts.timeout,
         description: opts.description,
+        retryAttempts: opts.retryAttempts,
         role,
         logGroup,
         environment,
@@ -152,10 +173,13 @@ export class Functions extends Construct {
       });
     };
 
+    // The tick and the pokers run every minute: a failed invocation is covered by the
+    // next one, so asynchronous retries (two by default) would only triple the load.
     this.tick = make('Tick', 'tick', {
       memorySize: 512,
       timeout: Duration.minutes(2),
       description: 'Airless reconcile tick (every minute)',
+      retryAttempts: 0,
     });
     this.worker = make('Worker', 'worker', {
       memorySize: workerMemoryMb,
@@ -166,6 +190,7 @@ export class Functions extends Construct {
       memorySize: 512,
       timeout: Duration.minutes(2),
       description: 'Airless poker: pokes the sensors of one shard',
+      retryAttempts: 0,
     });
     this.registerBundle = make('RegisterBundle', 'register-bundle', {
       memorySize: 512,
@@ -174,15 +199,25 @@ export class Functions extends Construct {
     });
     this.logGroups = logGroups as Functions['logGroups'];
 
-    for (const fn of this.all) {
-      state.grantReadWriteData(fn);
+    for (const fn of [this.tick, this.worker, this.poker]) {
+      grantStateData(state, fn);
       readyQueue.queue.grantSendMessages(fn);
     }
+    // register-bundle keeps the DAG registry (dags, and kv for offloaded specs) and sends
+    // nothing to the queue: runs are the tick's business (rehearsal least-privilege scenario).
+    grantStateData(state, this.registerBundle, ['dags', 'kv']);
     for (const fn of [this.tick, this.worker, this.poker]) schedules.grantTimers(fn);
     schedules.grantDagSchedules(this.registerBundle);
-    for (const fn of [this.worker, this.poker, this.registerBundle]) bundles.grantReadBundles(fn);
-    bundles.grantReadBlobs(this.worker);
+    // Every function reads manifests (the tick's reconcile reads the pinned spec of each
+    // run it advances) and offloaded values (a spec or run conf over 350 KB lives in
+    // blobs/); register-bundle writes large specs there and its verdict for `airless push`.
+    for (const fn of this.all) {
+      bundles.grantReadBundles(fn);
+      bundles.grantReadBlobs(fn);
+    }
     bundles.grantWriteBlobs(this.worker);
+    bundles.grantWriteBlobs(this.registerBundle);
+    bundles.grantWriteRegistrations(this.registerBundle);
     for (const statement of props.taskPolicies ?? []) {
       this.worker.addToRolePolicy(statement);
       this.poker.addToRolePolicy(statement);

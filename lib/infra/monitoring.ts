@@ -119,6 +119,20 @@ export class Monitoring extends Construct {
         }),
       );
       const topic = new sns.Topic(this, 'AlarmTopic', { masterKey: this.topicKey, enforceSSL: true });
+      // A topic policy replaces SNS's default one: without this statement the SSL-only
+      // policy leaves CloudWatch no right to publish, and every alarm would fire silently.
+      topic.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'AllowCloudWatchAlarmsOfThisAccount',
+          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['sns:Publish'],
+          resources: [topic.topicArn],
+          conditions: {
+            StringEquals: { 'aws:SourceAccount': stack.account },
+            ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
+          },
+        }),
+      );
       if (props.alarmEmail) topic.addSubscription(new subs.EmailSubscription(props.alarmEmail));
       this.alarmTopic = topic;
     }

@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { InvalidInputError } from '../engine/index.js';
@@ -62,6 +63,18 @@ export class ReadyQueue extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
       removalPolicy,
     });
+    // Only principals of this account may send: its functions, the Scheduler target role
+    // and the operators' CLI. A message from elsewhere never reaches the worker.
+    this.queue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'DenySendersOutsideThisAccount',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sqs:SendMessage'],
+        resources: [this.queue.queueArn],
+        conditions: { StringNotEquals: { 'aws:PrincipalAccount': Stack.of(this).account } },
+      }),
+    );
     this.schedulerDeadLetterQueue = new sqs.Queue(this, 'SchedulerDeadLetterQueue', {
       ...sslAndSse,
       retentionPeriod: dlqRetention,

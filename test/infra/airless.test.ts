@@ -246,14 +246,32 @@ describe('default Airless stack', () => {
     }
 
     const has = (statements: any[], action: string) => statements.some((s) => actionsOf(s).includes(action));
-    expect(has(byRole.worker, 'sqs:ReceiveMessage')).toBe(true);
-    for (const other of [byRole.tick, byRole.poker, byRole.register]) {
-      expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
-      expect(has(other, 's3:PutObject')).toBe(false);
+    // Only the DynamoDB actions the adapters use (the rehearsal's least-privilege scenario).
+    for (const statements of Object.values(byRole)) {
+      for (const unused of ['dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem', 'dynamodb:DescribeTable', 'dynamodb:GetRecords']) expect(has(statements, unused)).toBe(false);
+      expect(has(statements, 'dynamodb:ConditionCheckItem')).toBe(true);
     }
+    expect(has(byRole.worker, 'sqs:ReceiveMessage')).toBe(true);
+    for (const other of [byRole.tick, byRole.poker, byRole.register]) expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
+    // register-bundle keeps the registry only: dags and kv tables, no queue.
+    expect(has(byRole.register, 'sqs:SendMessage')).toBe(false);
+    const registerTables = JSON.stringify(byRole.register.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:'))).map((s) => s.Resource));
+    expect(registerTables).toContain('StateDags');
+    for (const t of ['StateRuns', 'StateTasks', 'StateTriggers']) expect(registerTables).not.toContain(t);
+    for (const other of [byRole.tick, byRole.poker]) expect(has(other, 's3:PutObject')).toBe(false);
     const put = byRole.worker.find((s) => actionsOf(s).includes('s3:PutObject'));
     expect(JSON.stringify(put.Resource)).toContain('/blobs/*');
-    expect(has(byRole.tick, 's3:GetObject')).toBe(false);
+    // register-bundle writes its verdict beside the manifest and offloads large specs (issue 9).
+    const registerPuts = byRole.register.filter((s) => actionsOf(s).includes('s3:PutObject')).map((s) => JSON.stringify(s.Resource));
+    expect(registerPuts.some((r) => r.includes('/bundles/*/registration.json'))).toBe(true);
+    expect(registerPuts.some((r) => r.includes('/blobs/*'))).toBe(true);
+    for (const r of registerPuts) expect(r.includes('/bundles/*/registration.json') || r.includes('/blobs/*')).toBe(true);
+    // Reconcile reads the manifest of every run it advances, and offloaded specs and confs (issue 9).
+    for (const reader of [byRole.tick, byRole.poker, byRole.register, byRole.worker]) {
+      const reads = reader.filter((s) => actionsOf(s).includes('s3:GetObject')).map((s) => JSON.stringify(s.Resource)).join(' ');
+      expect(reads).toContain('/bundles/*');
+      expect(reads).toContain('/blobs/*');
+    }
     expect(has(byRole.register, 'scheduler:UpdateSchedule')).toBe(true);
     expect(has(byRole.worker, 'scheduler:UpdateSchedule')).toBe(false);
     const pass = byRole.worker.find((s) => actionsOf(s).includes('iam:PassRole'));
@@ -278,6 +296,37 @@ describe('default Airless stack', () => {
       expect(on('Throttles', fn)).toHaveLength(1);
     }
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
+  });
+
+  it('does not retry a failed tick or poker invocation: the next minute covers it', () => {
+    const configs = Object.values(resourcesOf(template, 'AWS::Lambda::EventInvokeConfig')).map((c) => c.Properties);
+    for (const fn of [ids.tick, ids.poker]) {
+      expect(configs.find((c) => JSON.stringify(c.FunctionName).includes(fn))?.MaximumRetryAttempts).toBe(0);
+    }
+  });
+
+  it('lets CloudWatch alarms of this account publish to the alarm topic', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': Match.anyValue() } }),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('denies senders outside the account on the ready queue', () => {
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: ids.queue }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Action: 'sqs:SendMessage', Condition: { StringNotEquals: { 'aws:PrincipalAccount': Match.anyValue() } } }),
+        ]),
+      },
+    });
   });
 
   it('encrypts the alarm topic with a rotating key and requires SSL', () => {

@@ -4,10 +4,11 @@
  * schedules synced, and the result written beside the manifest for `airless push`.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { BundleError } from '../../engine/index.js';
-import { registerManifest } from '../../engine/index.js';
-import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../../engine/index.js';
+import { BundleError, registerManifest, BUILTIN_SENSOR_TYPES, validateDagSpec, type DagSpec } from '../../engine/index.js';
 import type { AwsPorts } from './wiring.js';
+
+/** EventBridge Scheduler's schedule name rule. */
+const SCHEDULE_NAME = /^[0-9a-zA-Z_.-]{1,64}$/;
 
 const MANIFEST_KEY = /^bundles\/([A-Za-z0-9_.-]{1,128})\/manifest\.json$/;
 
@@ -40,6 +41,7 @@ export async function registerBundleVersion(p: AwsPorts, key: string): Promise<R
     const manifest = await p.bundles.manifest(version);
     if (manifest.formatVersion !== 1 || !Array.isArray(manifest.dags)) throw new BundleError(`manifest of ${version} has an unknown format`);
     for (const spec of manifest.dags) validateDagSpec(spec, { knownSensorTypes: [...BUILTIN_SENSOR_TYPES, ...(manifest.sensorTypes ?? [])] });
+    assertSchedulesCreatable(p, manifest.dags);
     const changes = await registerManifest(p, version, manifest);
     const paused = new Map((await p.store.listDags()).map((d) => [d.dagId, d.paused]));
     const s = await p.scheduleSync.sync(manifest.dags, { now: p.clock.now(), isPaused: (d) => paused.get(d.dagId) ?? d.pausedOnCreation });
@@ -54,4 +56,23 @@ export async function registerBundleVersion(p: AwsPorts, key: string): Promise<R
     Body: JSON.stringify(result), ContentType: 'application/json',
   }));
   return result;
+}
+
+/**
+ * Translates every DAG's schedule into its CreateSchedule request before the registry is
+ * touched: a bundle with one schedule EventBridge cannot take (both day fields of a cron
+ * restricted, a name it refuses) is rejected whole instead of half-registered.
+ */
+function assertSchedulesCreatable(p: AwsPorts, dags: readonly DagSpec[]): void {
+  for (const dag of dags) {
+    let name: string | undefined;
+    try {
+      name = p.scheduleSync.desiredSchedule(dag, { now: p.clock.now(), isPaused: () => false })?.Name;
+    } catch (cause) {
+      throw new BundleError(`dag ${dag.dagId}: its schedule cannot be created in EventBridge Scheduler: ${(cause as Error).message}`, { cause });
+    }
+    if (name !== undefined && !SCHEDULE_NAME.test(name)) {
+      throw new BundleError(`dag ${dag.dagId}: schedule name ${name} is not a valid EventBridge Scheduler name (1-64 of A-Z a-z 0-9 _ . -)`);
+    }
+  }
 }

@@ -11,6 +11,7 @@ import { init } from './init.js';
 import { logs } from './logs.js';
 import { pause } from './pause.js';
 import { push } from './push.js';
+import { rehearse } from './rehearse.js';
 import { run } from './run.js';
 import { runs } from './runs.js';
 import { signal } from './signal.js';
@@ -23,5 +24,5 @@ import { ui } from './ui.js';
 
 export const COMMANDS: readonly Command[] = [
   init, build, dagsList, run, tasksTest, dev,
-  push, trigger, runs, tasks, logs, signal, pause, unpause, clear, ui, timerPump,
+  push, trigger, runs, tasks, logs, signal, pause, unpause, clear, ui, timerPump, rehearse,
 ];

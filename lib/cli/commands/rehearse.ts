@@ -1,0 +1,25 @@
+import type { Command } from '../registry.js';
+
+export const rehearse: Command = {
+  words: ['rehearse'], args: [], group: 'stack',
+  summary: 'the synthesized stack on this machine, IAM enforced (no Docker, no AWS); keeps it up or runs scenarios',
+  details: 'Without --scenario it stays up and prints the endpoint: set AIRLESS_AWS_ENDPOINT to it (or pass --endpoint) and push, trigger, runs, tasks, logs, signal, pause and clear work against it as against AWS. With --scenario readme,faults,least-privilege it runs them and exits 0 only when every one is ok and no call was denied.',
+  options: {
+    scenario: { type: 'string', multiple: true, value: 'NAME', help: 'readme, faults or least-privilege (comma-separated or repeated)' },
+    json: { type: 'boolean', help: 'the last stdout line is {"scenarios","accessDenied","awsCalls","unusedGrants"}' },
+    'time-warp': { type: 'boolean', help: 'jump the clock to the next due schedule when nothing is in flight' },
+    follow: { type: 'boolean', help: "print every function's log lines as they come" },
+    'cdk-out': { type: 'string', value: 'DIR', help: 'use an existing cdk.out instead of synthesizing' },
+    'state-dir': { type: 'string', value: 'DIR', help: 'where logs and state go (default .airless/rehearsal)' },
+  },
+  async run(_args, o) {
+    const { cmdRehearse } = await import('../rehearse.js');
+    const code = await cmdRehearse({
+      scenarios: o.scenario as string[] | undefined, json: o.json as boolean | undefined, timeWarp: o['time-warp'] as boolean | undefined,
+      cdkOut: o['cdk-out'] as string | undefined, stateDir: o['state-dir'] as string | undefined, follow: o.follow as boolean | undefined,
+    });
+    // Servers and threads are stopped; a lingering keep-alive socket must not hold the exit.
+    setTimeout(() => process.exit(code), 200).unref();
+    return code;
+  },
+};

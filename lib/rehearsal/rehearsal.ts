@@ -1,0 +1,306 @@
+/**
+ * `airless rehearse`: the stack `cdk synth` writes, brought up on this machine. Tables,
+ * queues and buckets from the template on local servers; each Lambda function from its
+ * asset in simulated containers; every AWS call through the gateway, which authorizes it
+ * against the caller's role; the event source mapping, S3 notification and schedules
+ * fired as declared, on a clock that `timeWarp` jumps when nothing is in flight.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
+import { AirlessError } from '../engine/index.js';
+import { RehearsalClock } from './clock.js';
+import { startFront, type Front } from './front.js';
+import { startGateway, type Decision, type Gateway } from './gateway/index.js';
+import { RehearsalFunction } from './lambda.js';
+import { LogSink } from './logs.js';
+import { collectPolicies, type RolePolicies } from './policies.js';
+import { createResources, type CreatedResources } from './resources.js';
+import { nextScheduleFire, scheduleFromTemplate } from './schedules.js';
+import { startServers, type LocalServers } from './servers.js';
+import { StackTemplate } from './template.js';
+import { AsyncInvoker, headWhenStored, matchesNotification, s3Event, SqsPoller, type BucketNotification } from './triggers.js';
+import { buildFunctions } from './functions.js';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface RehearsalOptions {
+  /** Folder for state: logs, s3rver data, container tmp dirs, synthesized template. */
+  stateDir: string;
+  /** Reuse this `cdk.out` instead of synthesizing. */
+  cdkOut?: string;
+  /** @default 'Airless' */
+  stackName?: string;
+  /** Jump the clock to the next due event when nothing is in flight. */
+  timeWarp?: boolean;
+  /** Virtual start time (ms); default now. */
+  startAt?: number;
+  /** Use this DynamoDB Local instead of starting one (tests share the globalSetup one). */
+  dynamodbEndpoint?: string;
+  /** Containers per function at most; further invocations wait their turn. @default 2 */
+  maxContainers?: number;
+  /** Each function log line, as it is written (`--follow`). */
+  onLogLine?: (functionName: string, line: string) => void;
+}
+
+/** A running rehearsal. */
+export interface Rehearsal {
+  template: StackTemplate;
+  clock: RehearsalClock;
+  gateway: Gateway;
+  /** What the CLI talks to (AIRLESS_AWS_ENDPOINT): the gateway plus DescribeStacks and Logs. */
+  endpoint: string;
+  functions: Map<string, RehearsalFunction>;
+  outputs: Record<string, string>;
+  logs: LogSink;
+  roles: RolePolicies;
+  resources: CreatedResources;
+  /** Clients on the local servers directly (no authorization): for scenario checks. */
+  direct: AwsClients;
+  /** Denied decisions so far. */
+  accessDenied(): Decision[];
+  /** True when nothing runs or waits to run now. */
+  idle(): boolean;
+  /** Resolves when `done()` is true, driving time when warping; rejects after `timeoutMs` of real time. */
+  until(done: () => Promise<boolean> | boolean, what: string, timeoutMs?: number): Promise<void>;
+  errors: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * @example
+ * const r = await startRehearsal({ stateDir: '.airless/rehearsal', timeWarp: true });
+ * console.log(r.endpoint);
+ * await r.stop();
+ */
+export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
+  const stateDir = resolve(o.stateDir);
+  rmSync(join(stateDir, 's3'), { recursive: true, force: true });
+  rmSync(join(stateDir, 'tmp'), { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
+  const cdkOut = o.cdkOut ? resolve(o.cdkOut) : await synth(join(stateDir, 'cdk.out'));
+  const template = StackTemplate.fromCdkOut(cdkOut, o.stackName ?? 'Airless');
+  const clock = new RehearsalClock(o.startAt);
+  const errors: string[] = [];
+  const onError = (e: unknown) => void errors.push(String((e as Error)?.message ?? e));
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const servers: LocalServers = await startServers({ clock, dir: stateDir, dynamodbEndpoint: o.dynamodbEndpoint });
+    stops.push(servers.stop);
+    const resources = await createResources(template, servers);
+    const roles = collectPolicies(template);
+    let fire: (f: Parameters<NonNullable<Parameters<typeof startGateway>[0]['onScheduleFire']>>[0]) => Promise<void> = async () => {};
+    const gateway = await startGateway({
+      region: 'us-east-1', accountId: '000000000000',
+      upstream: { dynamodb: servers.dynamodb, sqs: servers.sqs, s3: servers.s3 },
+      resourcePolicies: roles.resourcePolicies,
+      principals: roles.principals,
+      clock: () => clock.now(),
+      onScheduleFire: (f) => fire(f),
+    });
+    stops.push(() => gateway.close());
+    template.setContext({ queueEndpoint: gateway.url });
+
+    const logs = new LogSink(join(stateDir, 'logs'), clock, o.onLogLine);
+    const codeRoot = prepareCodeRoot(stateDir);
+    const specs = buildFunctions(template, { cdkOut, codeRoot, gatewayUrl: gateway.url, principals: roles.principals });
+    const functions = new Map<string, RehearsalFunction>();
+    for (const spec of specs) {
+      functions.set(spec.logicalId, new RehearsalFunction(spec, { clock, tmpRoot: join(stateDir, 'tmp'), onLogLine: (fn, line) => logs.write(fn, line), maxContainers: o.maxContainers ?? 2 }));
+    }
+    stops.push(async () => void (await Promise.all([...functions.values()].map((f) => f.stop()))));
+    // The Lambda service writes each function's logs with the function's role.
+    for (const f of functions.values()) {
+      const stream = `arn:aws:logs:us-east-1:000000000000:log-group:${f.spec.logGroupName}:log-stream:rehearsal`;
+      for (const action of ['logs:CreateLogStream', 'logs:PutLogEvents']) await gateway.authorize(f.spec.logicalId, action, stream);
+    }
+    const byArn = new Map([...functions.values()].map((f) => [f.spec.arn, f]));
+    const direct = makeClients({ endpoints: { dynamodb: servers.dynamodb, sqs: servers.sqs, s3: servers.s3, scheduler: gateway.url } });
+    const asyncInvoker = new AsyncInvoker(clock);
+
+    // Schedules: groups and the system schedules of the template; the rest the functions create.
+    for (const [id] of template.ofType('AWS::Scheduler::ScheduleGroup')) gateway.scheduler.createGroup(template.physicalName(id));
+    for (const [id] of template.ofType('AWS::Scheduler::Schedule')) gateway.scheduler.putSchedule(scheduleFromTemplate(template, id));
+    let deliveries = 0;
+    fire = async (f) => {
+      deliveries++;
+      try {
+        const target = byArn.get(f.target.Arn);
+        if (target) {
+          asyncInvoker.enqueue(target, JSON.parse(f.target.Input ?? '{}'));
+          return;
+        }
+        const queue = resources.queues.find((q) => q.arn === f.target.Arn);
+        if (!queue) throw new AirlessError(`schedule ${f.group}/${f.name} targets ${f.target.Arn}, which the rehearsal does not have`);
+        const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+        await direct.sqs.send(new SendMessageCommand({ QueueUrl: queue.localUrl, MessageBody: f.target.Input ?? '' }));
+      } finally {
+        deliveries--;
+      }
+    };
+
+    // Event source mappings.
+    const pollers: SqsPoller[] = [];
+    for (const [id] of template.ofType('AWS::Lambda::EventSourceMapping')) {
+      const p = template.props(id) as Record<string, any>;
+      const fn = [...functions.values()].find((f) => f.spec.name === p.FunctionName || f.spec.arn === p.FunctionName);
+      const queue = resources.queues.find((q) => q.arn === p.EventSourceArn);
+      if (!fn || !queue || p.Enabled === false) continue;
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility']) {
+        await gateway.authorize(fn.spec.logicalId, action, queue.arn);
+      }
+      const poller = new SqsPoller({
+        function: fn, queueArn: queue.arn, localQueueUrl: queue.localUrl,
+        batchSize: Number(p.BatchSize ?? 10), batchingWindowMs: Number(p.MaximumBatchingWindowInSeconds ?? 0) * 1000,
+        maximumConcurrency: Number(p.ScalingConfig?.MaximumConcurrency ?? 1000),
+        reportBatchItemFailures: (p.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures'),
+      }, direct.sqs, onError);
+      poller.start();
+      pollers.push(poller);
+    }
+    stops.unshift(async () => void (await Promise.all(pollers.map((p) => p.stop()))));
+
+    // S3 notifications, seen through the gateway's allowed PutObject decisions.
+    const notifications: BucketNotification[] = [];
+    for (const [id] of template.ofType('Custom::S3BucketNotifications')) {
+      const p = template.props(id) as Record<string, any>;
+      for (const c of p.NotificationConfiguration?.LambdaFunctionConfigurations ?? []) {
+        const fn = byArn.get(c.LambdaFunctionArn);
+        if (!fn) continue;
+        const rules = (c.Filter?.Key?.FilterRules ?? []) as { Name: string; Value: string }[];
+        notifications.push({
+          bucket: String(p.BucketName), function: fn, events: c.Events,
+          prefix: rules.find((r) => r.Name.toLowerCase() === 'prefix')?.Value, suffix: rules.find((r) => r.Name.toLowerCase() === 'suffix')?.Value,
+        });
+      }
+    }
+    let decisionCursor = 0;
+    let pendingNotifications = 0;
+    const scanPuts = () => {
+      const ds = gateway.decisions;
+      for (; decisionCursor < ds.length; decisionCursor++) {
+        const d = ds[decisionCursor];
+        if (!d.allowed || d.action !== 's3:PutObject') continue;
+        const m = /^arn:aws:s3:::([^/]+)\/(.+)$/.exec(d.resource);
+        if (!m) continue;
+        for (const n of notifications.filter((x) => matchesNotification(x, m[1], m[2]))) {
+          pendingNotifications++;
+          void (async () => {
+            const head = await headWhenStored(direct.s3, m[1], m[2]);
+            if (!head) return;
+            const allowed = await roles.authorizeService(gateway, 's3.amazonaws.com', 'lambda:InvokeFunction', n.function.spec.arn, { 'aws:SourceArn': `arn:aws:s3:::${m[1]}`, 'aws:SourceAccount': '000000000000' });
+            if (allowed) asyncInvoker.enqueue(n.function, s3Event(m[1], m[2], head.size, head.eTag, clock.now()));
+          })().catch(onError).finally(() => pendingNotifications--);
+        }
+      }
+    };
+
+    // CloudWatch alarms → SNS: checked once against the topic policy, as a resource-policy check.
+    for (const [id] of template.ofType('AWS::CloudWatch::Alarm')) {
+      const p = template.props(id) as Record<string, any>;
+      for (const topic of (p.AlarmActions ?? []) as string[]) {
+        if (!topic.startsWith('arn:aws:sns:')) continue;
+        await roles.authorizeService(gateway, 'cloudwatch.amazonaws.com', 'sns:Publish', topic, { 'aws:SourceArn': template.getAtt(id, 'Arn'), 'aws:SourceAccount': '000000000000' });
+        break;
+      }
+    }
+
+    const idle = () => [...functions.values()].every((f) => f.inFlight === 0) && pollers.every((p) => p.idle && p.inFlight === 0)
+      && asyncInvoker.pending === 0 && pendingNotifications === 0 && deliveries === 0 && decisionCursor === gateway.decisions.length;
+    let idleSince = 0;
+    let stepping = false;
+    const step = async () => {
+      if (stepping) return;
+      stepping = true;
+      try {
+        scanPuts();
+        await gateway.scheduler.runDue(clock.now());
+        asyncInvoker.pump();
+        if (!o.timeWarp) return;
+        if (!idle()) {
+          idleSince = 0;
+          return;
+        }
+        if (idleSince === 0) idleSince = performance.now();
+        if (performance.now() - idleSince < 60) return;
+        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now())]
+          .filter((x): x is number => x !== null && x !== undefined);
+        if (candidates.length === 0) return;
+        clock.jumpTo(Math.max(Math.min(...candidates), clock.now() + 1));
+        idleSince = 0;
+      } catch (e) {
+        onError(e);
+      } finally {
+        stepping = false;
+      }
+    };
+    const timer = setInterval(() => void step(), 20);
+    stops.unshift(async () => clearInterval(timer));
+
+    const outputs = template.outputs();
+    const front = await startFront({ gatewayUrl: gateway.url, stackName: template.stackName, outputs, logs });
+    stops.unshift(() => front.close());
+
+    return {
+      template, clock, gateway, endpoint: front.url, functions, outputs, logs, roles, resources, direct, errors,
+      accessDenied: () => gateway.decisions.filter((d) => !d.allowed),
+      idle,
+      until: async (done, what, timeoutMs = 60_000) => {
+        const started = performance.now();
+        while (!(await done())) {
+          if (performance.now() - started > timeoutMs) {
+            throw new AirlessError(`rehearsal: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what} (virtual time ${new Date(clock.now()).toISOString()})`);
+          }
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      },
+      stop: async () => {
+        clearInterval(timer);
+        for (const c of Object.values(direct)) c.destroy();
+        // One stuck server (a keep-alive socket) must not keep the rest, or the process, up.
+        for (const s of stops) await withTimeout(s(), 5_000).catch(onError);
+      },
+    };
+  } catch (e) {
+    for (const s of stops.reverse()) await s().catch(() => {});
+    throw e;
+  }
+}
+
+function withTimeout(p: Promise<unknown>, ms: number): Promise<unknown> {
+  let t: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise((resolve) => { t = setTimeout(resolve, ms); t.unref(); })]).finally(() => clearTimeout(t));
+}
+
+/** `cdk synth` into `out` (about 10 s); the app is bin/app.ts of this project. */
+export async function synth(out: string, context: Record<string, string> = {}): Promise<string> {
+  const cdk = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
+  try {
+    await promisify(execFile)(cdk, ['synth', '--quiet', '--output', out, ...Object.entries(context).flatMap(([k, v]) => ['--context', `${k}=${v}`])], {
+      cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: '1' },
+    });
+  } catch (cause) {
+    throw new AirlessError(`cdk synth failed: ${String((cause as { stderr?: string }).stderr ?? cause).trim().split('\n').slice(-3).join(' ')}`, { cause });
+  }
+  return out;
+}
+
+/**
+ * Containers import their asset from here; `node_modules/@aws-sdk` links to this
+ * project's copy, as Lambda's Node runtime provides the SDK v3 and nothing else.
+ */
+function prepareCodeRoot(stateDir: string): string {
+  const root = join(stateDir, 'code');
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(join(root, 'node_modules'), { recursive: true });
+  const sdk = join(PROJECT_ROOT, 'node_modules', '@aws-sdk');
+  if (existsSync(sdk)) symlinkSync(sdk, join(root, 'node_modules', '@aws-sdk'), 'dir');
+  return root;
+}
+
+export function copyAsset(from: string, to: string): void {
+  cpSync(from, to, { recursive: true });
+}

@@ -1,0 +1,74 @@
+/**
+ * What a scenario gets: the running rehearsal, the real CLI (in process, against the
+ * rehearsal's endpoint, on its clock), and ports on the local servers for checking state.
+ */
+import { runAwsCommand } from '../../cli/aws.js';
+import { envFromOutputs } from '../../cli/aws-stack.js';
+import { awsPorts, type AwsPorts } from '../../adapters/aws/wiring.js';
+import { AirlessError } from '../../engine/index.js';
+import type { TaskInstance } from '../../engine/index.js';
+import type { Rehearsal } from '../rehearsal.js';
+
+export interface CliResult {
+  code: number;
+  out: string[];
+  error?: string;
+}
+
+export interface ScenarioContext {
+  r: Rehearsal;
+  /** `airless <cmd> ...args` against the rehearsal, exactly as a user runs it. */
+  cli(cmd: string, args: string[], options?: Record<string, unknown>): Promise<CliResult>;
+  /** Ports on the local servers, unauthorized: for the scenario's own checks. */
+  ports: AwsPorts;
+  log(line: string): void;
+  /** Fails the scenario with a message when `ok` is false. */
+  check(ok: boolean, what: string): void;
+  /** Waits (driving virtual time) until a run ends; returns its state and tasks. */
+  runEnds(dagId: string, runId: string, timeoutMs?: number): Promise<{ state: string; tasks: TaskInstance[] }>;
+}
+
+export type Scenario = (ctx: ScenarioContext) => Promise<void>;
+
+/** A scenario's step failed. */
+export class ScenarioError extends AirlessError {}
+
+export function scenarioContext(r: Rehearsal, log: (line: string) => void): ScenarioContext {
+  const env = envFromOutputs(r.outputs, { stackName: r.template.stackName, region: 'us-east-1' });
+  const clock = { now: () => r.clock.now(), sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
+  const silent = { info: () => {}, warn: () => {}, error: () => {} };
+  const ports = awsPorts(env, { clients: r.direct, metrics: { count: () => {}, timing: () => {} }, log: silent, clock, workerId: 'scenario' });
+  const ctx: ScenarioContext = {
+    r,
+    ports,
+    log,
+    async cli(cmd, args, options = {}) {
+      const out: string[] = [];
+      try {
+        const code = await runAwsCommand(cmd, args, { ...options }, {
+          environment: { AIRLESS_AWS_ENDPOINT: r.endpoint, AWS_ACCESS_KEY_ID: 'AKIACLIREHEARSAL0000', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'us-east-1' },
+          out: (line) => void out.push(line),
+          clock,
+        });
+        log(`$ airless ${cmd} ${args.join(' ')}\n${out.map((l) => `  ${l}`).join('\n')}`);
+        return { code, out };
+      } catch (e) {
+        log(`$ airless ${cmd} ${args.join(' ')} -> ${(e as Error).message}`);
+        return { code: 2, out, error: (e as Error).message };
+      }
+    },
+    check(ok, what) {
+      if (!ok) throw new ScenarioError(what);
+      log(`  ok: ${what}`);
+    },
+    async runEnds(dagId, runId, timeoutMs = 45_000) {
+      let state = '';
+      await r.until(async () => {
+        state = (await ports.store.getRun(dagId, runId))?.state ?? '';
+        return state === 'success' || state === 'failed';
+      }, `run ${dagId}/${runId} to end`, timeoutMs);
+      return { state, tasks: await ports.store.listTasks(dagId, runId) };
+    },
+  };
+  return ctx;
+}

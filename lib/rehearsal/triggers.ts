@@ -1,0 +1,187 @@
+/**
+ * The triggers a template declares, driven the way the Lambda service drives them:
+ * the SQS event source mapping (batch size, batching window, maximum concurrency,
+ * ReportBatchItemFailures), asynchronous invokes with the function's retry count, and
+ * S3 bucket notifications (prefix/suffix filters) detected from the gateway's recorded,
+ * allowed `s3:PutObject` decisions and confirmed with HeadObject on s3rver.
+ */
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { RehearsalClock } from './clock.js';
+import type { RehearsalFunction } from './lambda.js';
+import { REGION } from './template.js';
+
+export interface EventSourceMappingSpec {
+  function: RehearsalFunction;
+  queueArn: string;
+  localQueueUrl: string;
+  batchSize: number;
+  batchingWindowMs: number;
+  maximumConcurrency: number;
+  reportBatchItemFailures: boolean;
+}
+
+/** Polls one queue and invokes its function with batches, deleting what succeeded. */
+export class SqsPoller {
+  inFlight = 0;
+  /** Set while the last receive came back empty and nothing is running. */
+  idle = false;
+  batches = 0;
+  private stopped = false;
+  private loop?: Promise<void>;
+
+  constructor(private readonly m: EventSourceMappingSpec, private readonly sqs: SQSClient, private readonly onError: (e: unknown) => void) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      if (this.inFlight >= this.m.maximumConcurrency) {
+        await pause(10);
+        continue;
+      }
+      let messages;
+      try {
+        const res = await this.sqs.send(new ReceiveMessageCommand({
+          QueueUrl: this.m.localQueueUrl, MaxNumberOfMessages: Math.min(10, this.m.batchSize), WaitTimeSeconds: 0,
+          AttributeNames: ['All'], MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'],
+        }));
+        messages = res.Messages ?? [];
+      } catch (e) {
+        if (!this.stopped) this.onError(e);
+        await pause(100);
+        continue;
+      }
+      if (messages.length === 0) {
+        this.idle = this.inFlight === 0;
+        await pause(25);
+        continue;
+      }
+      this.idle = false;
+      this.inFlight++;
+      this.batches++;
+      void this.deliver(messages).catch(this.onError).finally(() => this.inFlight--);
+    }
+  }
+
+  private async deliver(messages: Message[]): Promise<void> {
+    const records = messages.map((msg) => ({
+      messageId: msg.MessageId!,
+      receiptHandle: msg.ReceiptHandle!,
+      body: msg.Body,
+      attributes: msg.Attributes ?? {},
+      messageAttributes: Object.fromEntries(Object.entries(msg.MessageAttributes ?? {}).map(([k, v]) => [k, { stringValue: v.StringValue, dataType: v.DataType }])),
+      md5OfBody: msg.MD5OfBody,
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.m.queueArn,
+      awsRegion: REGION,
+    }));
+    const r = await this.m.function.invoke({ Records: records });
+    // An error or a timeout leaves the whole batch to return after the visibility timeout.
+    if (!r.ok) return;
+    const failed = new Set<string>();
+    const resp = r.result as { batchItemFailures?: { itemIdentifier?: string }[] } | null;
+    if (this.m.reportBatchItemFailures && resp && Array.isArray(resp.batchItemFailures)) {
+      for (const f of resp.batchItemFailures) if (f.itemIdentifier) failed.add(f.itemIdentifier);
+    }
+    const done = records.filter((rec) => !failed.has(rec.messageId));
+    if (done.length === 0) return;
+    await this.sqs.send(new DeleteMessageBatchCommand({
+      QueueUrl: this.m.localQueueUrl,
+      Entries: done.map((rec, i) => ({ Id: String(i), ReceiptHandle: rec.receiptHandle })),
+    }));
+  }
+}
+
+/** Asynchronous (Event) invocations with the function's retries, 1 and 2 minutes apart as AWS spaces them. */
+export class AsyncInvoker {
+  private readonly due: { at: number; fn: RehearsalFunction; event: unknown; attempt: number }[] = [];
+  running = 0;
+  failures: { function: string; error: string }[] = [];
+
+  constructor(private readonly clock: RehearsalClock) {}
+
+  enqueue(fn: RehearsalFunction, event: unknown): void {
+    this.due.push({ at: this.clock.now(), fn, event, attempt: 0 });
+  }
+
+  /** The next retry time, or null. */
+  nextDue(): number | null {
+    const later = this.due.filter((d) => d.at > this.clock.now()).map((d) => d.at);
+    return later.length ? Math.min(...later) : null;
+  }
+
+  get pending(): number {
+    return this.due.filter((d) => d.at <= this.clock.now()).length + this.running;
+  }
+
+  /** Starts every invocation that is due. */
+  pump(): void {
+    const now = this.clock.now();
+    for (let i = this.due.length - 1; i >= 0; i--) {
+      const d = this.due[i];
+      if (d.at > now) continue;
+      this.due.splice(i, 1);
+      this.running++;
+      void d.fn.invoke(d.event).then((r) => {
+        if (!r.ok) {
+          if (d.attempt < d.fn.spec.asyncRetries) this.due.push({ ...d, at: this.clock.now() + 60_000 * (d.attempt + 1), attempt: d.attempt + 1 });
+          else this.failures.push({ function: d.fn.spec.logicalId, error: `${r.error?.errorType}: ${r.error?.errorMessage}` });
+        }
+      }).finally(() => this.running--);
+    }
+  }
+}
+
+export interface BucketNotification {
+  bucket: string;
+  function: RehearsalFunction;
+  events: string[];
+  prefix?: string;
+  suffix?: string;
+}
+
+/** The S3 event a notification delivers. */
+export function s3Event(bucket: string, key: string, size: number, eTag: string, now: number) {
+  return {
+    Records: [{
+      eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: REGION, eventTime: new Date(now).toISOString(),
+      eventName: 'ObjectCreated:Put', userIdentity: { principalId: 'rehearsal' }, requestParameters: { sourceIPAddress: '127.0.0.1' },
+      responseElements: {}, s3: {
+        s3SchemaVersion: '1.0', configurationId: 'rehearsal', bucket: { name: bucket, ownerIdentity: { principalId: 'rehearsal' }, arn: `arn:aws:s3:::${bucket}` },
+        // Keys arrive URL-encoded with '+' for spaces, as S3 sends them.
+        object: { key: encodeURIComponent(key).replace(/%20/g, '+').replace(/%2F/g, '/'), size, eTag, sequencer: now.toString(16) },
+      },
+    }],
+  };
+}
+
+/** Does an S3 key match a notification's filters? */
+export function matchesNotification(n: BucketNotification, bucket: string, key: string): boolean {
+  return n.bucket === bucket && (!n.prefix || key.startsWith(n.prefix)) && (!n.suffix || key.endsWith(n.suffix))
+    && n.events.some((e) => e === 's3:ObjectCreated:*' || e === 's3:ObjectCreated:Put');
+}
+
+/** Waits until s3rver has the object (the decision is recorded before the request is forwarded). */
+export async function headWhenStored(s3: S3Client, bucket: string, key: string): Promise<{ size: number; eTag: string } | undefined> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      const h = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return { size: h.ContentLength ?? 0, eTag: (h.ETag ?? '').replace(/"/g, '') };
+    } catch {
+      await pause(20);
+    }
+  }
+  return undefined;
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,46 @@
+/**
+ * The least-privilege analysis: a statement that alone allowed a recorded call is proven
+ * by replaying that call without it (real evaluator: AccessDenied); unused statements and
+ * actions are reported.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Decision } from '../../lib/rehearsal/gateway/index.js';
+import { analyzeGrants } from '../../lib/rehearsal/least-privilege.js';
+import { StackTemplate } from '../../lib/rehearsal/template.js';
+
+const template = new StackTemplate('S', {
+  Resources: {
+    Role: { Type: 'AWS::IAM::Role', Properties: {} },
+    Fn: { Type: 'AWS::Lambda::Function', Metadata: { 'aws:asset:path': 'asset.x' }, Properties: { Role: { 'Fn::GetAtt': ['Role', 'Arn'] } } },
+    T: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 't' } },
+    Policy: {
+      Type: 'AWS::IAM::Policy',
+      Properties: {
+        PolicyName: 'P', Roles: [{ Ref: 'Role' }],
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan'], Resource: { 'Fn::GetAtt': ['T', 'Arn'] } },
+            { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:us-east-1:000000000000:q' },
+          ],
+        },
+      },
+    },
+  },
+}, '/nowhere');
+
+const used: Decision = {
+  at: 0, principal: 'Fn', action: 'dynamodb:GetItem', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/t',
+  allowed: true, matchedStatements: ['P/#1'], context: { 'aws:SecureTransport': 'true' },
+};
+
+describe('analyzeGrants', () => {
+  it('proves a used statement by a denied replay and reports unused statements and actions', async () => {
+    const report = await analyzeGrants(template, [used]);
+    expect(report.statements).toEqual([
+      { principal: 'Fn', statement: 'P/#1', actions: ['dynamodb:GetItem', 'dynamodb:Scan'], used: true, provenBy: `dynamodb:GetItem on ${used.resource}` },
+      { principal: 'Fn', statement: 'P/#2', actions: ['sqs:SendMessage'], used: false },
+    ]);
+    expect(report.unused).toEqual(['Fn P/#1 dynamodb:Scan', 'Fn P/#2 sqs:SendMessage on arn:aws:sqs:us-east-1:000000000000:q']);
+  }, 20_000);
+});
