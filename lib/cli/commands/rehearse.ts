@@ -1,4 +1,22 @@
+import { InvalidInputError } from '../../engine/index.js';
 import type { Command } from '../registry.js';
+
+/**
+ * The rehearsal's own packages are optional peers of `airless`, not dependencies: the IAM
+ * evaluator (@cloud-copilot/iam-simulate) is AGPL-3.0, which an Apache-2.0 package must
+ * not force on every install (docs/adr/0007). This repository has them as devDependencies.
+ */
+export const REHEARSAL_PACKAGES = ['@cloud-copilot/iam-simulate', '@sinonjs/fake-timers', 'local-aws-sqs', 's3rver'] as const;
+
+async function loadRehearse(): Promise<typeof import('../rehearse.js')> {
+  try {
+    return await import('../rehearse.js');
+  } catch (err) {
+    const missing = REHEARSAL_PACKAGES.find((name) => String((err as Error)?.message).includes(`'${name}'`));
+    if ((err as { code?: string })?.code !== 'ERR_MODULE_NOT_FOUND' || !missing) throw err;
+    throw new InvalidInputError(`airless rehearse needs ${missing} (optional; the IAM evaluator is AGPL-3.0): npm install -D ${REHEARSAL_PACKAGES.join(' ')}`);
+  }
+}
 
 export const rehearse: Command = {
   words: ['rehearse'], args: [], group: 'stack',
@@ -13,7 +31,7 @@ export const rehearse: Command = {
     'state-dir': { type: 'string', value: 'DIR', help: 'where logs and state go (default .airless/rehearsal)' },
   },
   async run(_args, o) {
-    const { cmdRehearse } = await import('../rehearse.js');
+    const { cmdRehearse } = await loadRehearse();
     const code = await cmdRehearse({
       scenarios: o.scenario as string[] | undefined, json: o.json as boolean | undefined, timeWarp: o['time-warp'] as boolean | undefined,
       cdkOut: o['cdk-out'] as string | undefined, stateDir: o['state-dir'] as string | undefined, follow: o.follow as boolean | undefined,
