@@ -3,8 +3,8 @@
  * Each distinct sensor target is poked once per cycle however many tasks wait on it.
  */
 import middy from '@middy/core';
-import { InvalidInputError } from '../lib/engine/errors.js';
-import { pokeShard } from '../lib/engine/poke.js';
+import { InvalidInputError } from '../lib/engine/index.js';
+import { pokeShard } from '../lib/engine/index.js';
 import { flushMetrics, lambdaPorts } from '../lib/adapters/aws/lambda.js';
 
 export const run = async (event: { shard?: unknown }) => {

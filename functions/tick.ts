@@ -3,7 +3,7 @@
  * pokers: every action it takes is a compare-and-set.
  */
 import middy from '@middy/core';
-import { reconcile } from '../lib/engine/reconcile.js';
+import { reconcile } from '../lib/engine/index.js';
 import { flushMetrics, lambdaPorts } from '../lib/adapters/aws/lambda.js';
 
 export const run = async () => {
