@@ -1,6 +1,7 @@
 /**
- * DAG runs: creation (at most once per run id), start under maxActiveRuns, schedules
- * and catch-up, manual triggers, pause, clear, and bundle registration.
+ * DAG runs: creation (at most once per run id), schedules and catch-up, manual triggers,
+ * pause, clear, and bundle registration. Starting runs under maxActiveRuns is part of
+ * settling (settle.ts), since a run's end starts the next.
  */
 import { loadRunCtx, specFor, type RunCtx } from './dag-index.js';
 import { InvalidInputError, NotFoundError } from './errors.js';

@@ -1,7 +1,8 @@
 /**
- * Fast follow and run progress: recording an upstream's outcome on each downstream,
- * deciding trigger rules exactly once, queueing ready tasks, cascading skips and
- * upstream failures, and completing runs. Every write is a compare-and-set, so the
+ * Settling downstream (fast follow) and run progress: recording an upstream's outcome on
+ * each downstream, deciding trigger rules exactly once, queueing ready tasks (or running
+ * one eagerly), cascading skips and upstream failures, completing runs and starting
+ * queued runs under maxActiveRuns. Every write is a compare-and-set, so the
  * worker that finishes a task, a concurrent worker and any number of reconcile ticks
  * can all run these functions on the same run at once.
  */

@@ -62,7 +62,9 @@ describe('signals', () => {
     clock.advanceBy(30 * MIN);
     const run = await rt.trigger('appr', { logicalDate: T0 });
     expect(await rt.runToCompletion('appr', run.runId)).toBe('done');
-    expect(await states(run.runId)).toEqual({ a: 'success', b: 'success' });
+    // On failure, say why (a flake seen once on DynamoDB Local under load: both tasks failed).
+    const errors = (await rt.ports.store.listTasks('appr', run.runId)).map((t) => `${t.taskId}: ${t.error ?? '-'} at ${t.endedAt}`).join('; ');
+    expect(await states(run.runId), errors).toEqual({ a: 'success', b: 'success' });
     expect(seen.map((s) => [s.payload, s.at])).toEqual([['early', T0 + 30 * MIN], ['early', T0 + 30 * MIN]]);
   });
 
