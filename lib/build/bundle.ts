@@ -12,6 +12,7 @@ import type { DagSpec, Manifest } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../engine/index.js';
 import { sha256Hex } from './collect.js';
 import { collectIsolated } from './collect-isolated.js';
+import { checkDeployable } from './collect.js';
 import { typecheckDagFiles } from './typecheck.js';
 
 /** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */
@@ -121,6 +122,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   for (const { spec: raw, file } of [...collected.dags].sort((a, b) => (a.spec.dagId < b.spec.dagId ? -1 : a.spec.dagId > b.spec.dagId ? 1 : 0))) {
     const spec: DagSpec = structuredClone({ ...raw, file });
     validateDagSpec(spec, { knownSensorTypes: known });
+    checkDeployable({ spec }, file);
     dags.push(spec);
   }
   const manifest: Manifest = {

@@ -110,7 +110,7 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
 }
 
 /** A schedule EventBridge Scheduler cannot express fails the build, not the deployment. */
-function checkDeployable(d: DagDefinition, file: string): void {
+export function checkDeployable(d: Pick<DagDefinition, 'spec'>, file: string): void {
   const schedule = d.spec.schedule;
   if (!schedule) return;
   try {

@@ -52,12 +52,10 @@ describe.skipIf(!endpoint)('API over a DynamoDB store', () => {
   });
 });
 
-describe.skipIf(!endpoint)('clear on DynamoDB (known store bug, reported in issue 14)', () => {
-  // DynamoStore keeps each upstream outcome in its own attribute, but the `upstream` patch
-  // of clearTasks sets a map attribute instead of removing the cleared outcomes: a cleared
-  // task still sees its cleared upstream's old outcome and runs before it. The memory
-  // store is right (test/api/mark.test.ts). This turns red once the store is fixed.
-  it.fails('a cleared downstream waits for its cleared upstream', async () => {
+describe.skipIf(!endpoint)('clear on DynamoDB', () => {
+  // Clear removes the cleared upstream outcomes in the same conditional write (Store.clearTask),
+  // so a cleared task waits for its cleared upstream on DynamoDB as on the memory store.
+  it('a cleared downstream waits for its cleared upstream', async () => {
     const prefix = `bug${process.pid}-`;
     await createTables(client, prefix);
     const h = await apiOverRuntime([etl], { store: new DynamoStore({ client, tablePrefix: prefix }) });
