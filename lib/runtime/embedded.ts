@@ -10,7 +10,7 @@ import { MemoryMetrics, MemoryLog, observeStore, type StateEvent } from '../adap
 import { MemoryQueue } from '../adapters/memory/queue.js';
 import { MemoryStore } from '../adapters/memory/store.js';
 import { MemoryTimer } from '../adapters/memory/timer.js';
-import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { holdClockDuringCalls, SystemClock, VirtualClock } from '../adapters/memory/clock.js';
 import { handleMessage } from '../engine/index.js';
 import { MalformedMessageError } from '../engine/index.js';
 import type { DagRun } from '../engine/index.js';
@@ -30,7 +30,7 @@ import { reconcile } from '../engine/index.js';
 import { recoveryDueAt } from '../engine/index.js';
 import { registerManifest, triggerRun, type TriggerOptions } from '../engine/index.js';
 import { isRunTerminal } from '../engine/index.js';
-import { threadsStarting } from '../isolation/pool.js';
+import { threadsStarting, triesInGrace } from '../isolation/pool.js';
 
 export interface RuntimeOptions {
   bundles: BundleSource;
@@ -74,7 +74,8 @@ export class EmbeddedRuntime {
     this.queue = new MemoryQueue(this.clock, { maxReceiveCount: 5 });
     this.queue.onSend = () => this.wake?.();
     this.timer = new MemoryTimer(this.clock, this.queue);
-    const base = opts.store ?? new MemoryStore();
+    // A store of real I/O holds a virtual clock while its calls are in flight.
+    const base = opts.store ? (this.clock instanceof VirtualClock ? holdClockDuringCalls(opts.store, this.clock) : opts.store) : new MemoryStore();
     this.concurrency = opts.concurrency ?? 8;
     this.tickMs = opts.tickMs ?? 60_000;
     this.nextTickAt = this.clock.now();
@@ -136,7 +137,7 @@ export class EmbeddedRuntime {
       if (await this.pump()) { idleSince = performance.now(); continue; }
       if (this.inflight.size > 0) {
         const progressed = await this.waitForProgress();
-        if (progressed || threadsStarting() > 0) idleSince = performance.now();
+        if (progressed || threadsStarting() > 0 || triesInGrace()) idleSince = performance.now();
         // On a virtual clock, tasks that wait on the clock (a hung body under an
         // execution timeout) can only move when time does. Once in-flight work has made
         // no progress for a while of real time (so it is not just doing real I/O) and

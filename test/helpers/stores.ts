@@ -33,20 +33,4 @@ export async function testStore(): Promise<Store> {
   return new DynamoStore({ client, tablePrefix, blobs: new MemoryBlobStore() });
 }
 
-/**
- * Holds a virtual clock while each store call is in flight (see VirtualClock.hold): on
- * DynamoDB Local a call takes real milliseconds, and the runtime must not mistake a task
- * waiting for its write for a task waiting on the clock.
- */
-export function holdClockDuringCalls(store: Store, clock: { hold(): () => void }): Store {
-  return new Proxy(store, {
-    get(target, prop) {
-      const v = (target as any)[prop];
-      if (typeof v !== 'function') return v;
-      return (...args: unknown[]) => {
-        const release = clock.hold();
-        return Promise.resolve(v.apply(target, args)).finally(release);
-      };
-    },
-  });
-}
+export { holdClockDuringCalls } from '../../lib/adapters/memory/clock.js';

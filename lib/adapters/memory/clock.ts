@@ -85,3 +85,25 @@ export class VirtualClock implements Clock {
     this.advanceTo(this.t + ms);
   }
 }
+
+/**
+ * Holds a virtual clock while each store call is in flight (see VirtualClock.hold): on a
+ * real database (DynamoDB Local) a call takes real milliseconds, and the runtime must not
+ * mistake a task waiting for its write for a task waiting on the clock, or it jumps time
+ * past the task's lease.
+ *
+ * @example
+ * const store = holdClockDuringCalls(new DynamoStore(...), clock);
+ */
+export function holdClockDuringCalls<S extends object>(store: S, clock: { hold(): () => void }): S {
+  return new Proxy(store, {
+    get(target, prop) {
+      const v = (target as Record<string | symbol, unknown>)[prop];
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        const release = clock.hold();
+        return Promise.resolve((v as (...a: unknown[]) => unknown).apply(target, args)).finally(release);
+      };
+    },
+  });
+}
