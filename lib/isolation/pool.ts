@@ -5,7 +5,7 @@
  * starts a replacement. Idle threads are unref'd: they never keep a process alive.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { threadMain } from './thread-main.js';
+import { THREAD_SOURCE } from './thread-main.js';
 import { TaskCodeError } from './errors.js';
 
 /** The main-thread side of a task's context, which serves the thread's I/O. */
@@ -39,8 +39,10 @@ interface Job {
   host?: HostContext;
 }
 
-// `__name`: tsx and esbuild's keepNames wrap functions in a helper the eval'd text lacks.
-const SOURCE = `var __name = (f) => f;\nglobalThis.__airlessImport = (u) => import(u);\n(${threadMain.toString()})();\n`;
+// The thread's code is a string literal (thread-main.ts), never a function's toString():
+// a bundler rewrites functions (esbuild's minified `__require` and `__name` helpers), not strings.
+// The prelude gives the thread its `import()` (thread-main.ts calls `globalThis.__airlessImport`).
+const SOURCE = `globalThis.__airlessImport = (u) => import(u);\n${THREAD_SOURCE}`;
 let nextId = 0;
 let starting = 0;
 

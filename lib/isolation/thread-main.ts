@@ -1,9 +1,18 @@
 /**
- * The code that runs inside an isolation thread. It is shipped as text
- * (`threadMain.toString()`, started with `new Worker(source, { eval: true })`), so it works
- * the same under tsx, vitest and an esbuild-bundled Lambda, where no separate worker file
- * exists. Hence the rule for this file: `threadMain` must not use anything outside its own
- * body (no imports, no module-level names), only `require` of Node built-ins.
+ * The code that runs inside an isolation thread, as JavaScript source text (started with
+ * `new Worker(THREAD_SOURCE, { eval: true })`), so it works the same under tsx, vitest and
+ * an esbuild-bundled Lambda, where no separate worker file exists.
+ *
+ * It is a string, not a function sent as `fn.toString()`: a bundler rewrites a function's
+ * text. esbuild with `minify` and `keepNames` (lib/infra/functions.ts) turns `require(...)`
+ * into its module-level `__require` shim and wraps named arrows in its `__name` helper, both
+ * under minified names (`ti(...)`, `a(...)`) that the eval'd thread does not have: every
+ * try failed with `ReferenceError: ti is not defined` in the bundled worker Lambda. A string
+ * literal reaches the thread byte for byte, whatever the bundler does.
+ *
+ * Rules for the text: plain JavaScript (no types), only `require` of Node built-ins, no
+ * backticks (it sits in a template literal; hence string concatenation). `import()` is
+ * reached through `globalThis.__airlessImport`, which pool.ts defines in the prelude.
  *
  * Protocol (see pool.ts for the other side):
  * - in: `{ t: 'run', id, dagId, taskId, method, ctx, arg }`, `{ t: 'poke', id, type, pc, env }`,
@@ -12,21 +21,22 @@
  *   `{ t: 'render', template }` (synchronous: answered on the sync port),
  *   `{ t: 'done', id, ok, value | error | control }`, `{ t: 'crash', what, error }`.
  */
-export function threadMain(): void {
+export const THREAD_SOURCE = String.raw`
+(function threadMain() {
   const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
-  const data = workerData as { bundleUrl: string; syncPort: any; syncFlag: Int32Array };
-  (process as any).setSourceMapsEnabled?.(true);
-  const port = parentPort!;
+  const data = workerData;
+  if (typeof process.setSourceMapsEnabled === 'function') process.setSourceMapsEnabled(true);
+  const port = parentPort;
 
-  const errorOf = (e: any) =>
+  const errorOf = (e) =>
     e instanceof Error || (e && typeof e === 'object' && 'message' in e)
       ? { name: String(e.name ?? 'Error'), message: String(e.message), stack: typeof e.stack === 'string' ? e.stack : undefined }
-      : { name: 'Error', message: `a non-Error value was thrown: ${String(e)}`, stack: undefined };
+      : { name: 'Error', message: 'a non-Error value was thrown: ' + String(e), stack: undefined };
 
   // A crash outside the awaited body of a try (a stray timer, a promise nobody awaits):
   // report it for the try in progress, then end the thread, whose state is now unknown.
-  let current: number | undefined;
-  const crash = (what: string) => (e: unknown) => {
+  let current;
+  const crash = (what) => (e) => {
     port.postMessage({ t: 'crash', id: current, what, error: errorOf(e) });
     process.exit(70);
   };
@@ -34,13 +44,12 @@ export function threadMain(): void {
   process.on('unhandledRejection', crash('unhandled rejection'));
 
   const BRAND = '__airless';
-  const dags = new Map<string, any>();
-  const sensors = new Map<string, any>();
-  // `import(...)` written here would be rewritten by vitest's transform: pool.ts defines it.
-  const loaded: Promise<void> = (globalThis as any).__airlessImport(data.bundleUrl).then(async (mod: any) => {
+  const dags = new Map();
+  const sensors = new Map();
+  const loaded = globalThis.__airlessImport(data.bundleUrl).then(async (mod) => {
     for (const entry of mod.files ?? []) {
       const ns = await entry.load();
-      for (const v of Object.values(ns) as any[]) {
+      for (const v of Object.values(ns)) {
         if (v && v[BRAND] === 'dag') {
           if (!dags.has(v.spec.dagId)) dags.set(v.spec.dagId, v);
           for (const s of v.sensors ?? []) sensors.set(s.type, s);
@@ -51,24 +60,24 @@ export function threadMain(): void {
 
   // Values cross to the main thread by structured clone, which turns a class instance
   // into a plain object silently: refuse what XCom could not give back as it left.
-  const CLONEABLE = new Set<any>([Object.prototype, null, Array.prototype, Date.prototype, Map.prototype, Set.prototype,
+  const CLONEABLE = new Set([Object.prototype, null, Array.prototype, Date.prototype, Map.prototype, Set.prototype,
     RegExp.prototype, ArrayBuffer.prototype, DataView.prototype, BigInt.prototype, String.prototype, Number.prototype, Boolean.prototype]);
   const TYPED = Object.getPrototypeOf(Uint8Array.prototype);
-  const unclonable = (value: unknown): string | undefined => {
-    const seen = new Set<unknown>();
-    const walk = (v: any, path: string): string | undefined => {
-      if (typeof v === 'function') return `a function at ${path}`;
-      if (typeof v === 'symbol') return `a symbol at ${path}`;
+  const unclonable = (value) => {
+    const seen = new Set();
+    const walk = (v, path) => {
+      if (typeof v === 'function') return 'a function at ' + path;
+      if (typeof v === 'symbol') return 'a symbol at ' + path;
       if (typeof v !== 'object' || v === null || seen.has(v)) return undefined;
       seen.add(v);
       const proto = Object.getPrototypeOf(v);
       if (!CLONEABLE.has(proto) && Object.getPrototypeOf(proto) !== TYPED) {
-        return `an instance of ${proto?.constructor?.name ?? 'a class'} at ${path} (convert it to plain data first)`;
+        return 'an instance of ' + (proto?.constructor?.name ?? 'a class') + ' at ' + path + ' (convert it to plain data first)';
       }
       if (v instanceof Map) {
         let i = 0;
         for (const [k, x] of v) {
-          const bad = walk(k, `${path}.keys[${i}]`) ?? walk(x, `${path}.get(${JSON.stringify(typeof k === 'string' ? k : i)})`);
+          const bad = walk(k, path + '.keys[' + i + ']') ?? walk(x, path + '.get(' + JSON.stringify(typeof k === 'string' ? k : i) + ')');
           if (bad) return bad;
           i++;
         }
@@ -77,21 +86,21 @@ export function threadMain(): void {
       if (v instanceof Set) {
         let i = 0;
         for (const x of v) {
-          const bad = walk(x, `${path}[${i++}]`);
+          const bad = walk(x, path + '[' + i++ + ']');
           if (bad) return bad;
         }
         return undefined;
       }
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) {
-          const bad = walk(v[i], `${path}[${i}]`);
+          const bad = walk(v[i], path + '[' + i + ']');
           if (bad) return bad;
         }
         return undefined;
       }
       if (proto !== Object.prototype && proto !== null) return undefined;
       for (const k of Object.keys(v)) {
-        const bad = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
+        const bad = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? path + '.' + k : path + '[' + JSON.stringify(k) + ']');
         if (bad) return bad;
       }
       return undefined;
@@ -100,36 +109,36 @@ export function threadMain(): void {
   };
 
   let nextCall = 0;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-  const call = (id: number, op: string, args: unknown[]) =>
+  const pending = new Map();
+  const call = (id, op, args) =>
     new Promise((resolve, reject) => {
       const callId = ++nextCall;
       pending.set(callId, { resolve, reject });
       port.postMessage({ t: 'call', id, callId, op, args });
     });
 
-  const control = (marker: Record<string, unknown>) => {
+  const control = (marker) => {
     throw marker;
   };
 
   const NEVER = new AbortController().signal;
-  const makeCtx = (id: number, c: any) => {
-    const log = (level: string) => (msg: string, fields?: Record<string, unknown>) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
+  const makeCtx = (id, c) => {
+    const log = (level) => (msg, fields) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
     return {
       ...c,
       // The thread is terminated at the timeout, so its signal never fires; one for all tries
       // (an AbortController costs several µs, a real share of a trivial try).
       signal: NEVER,
       xcom: {
-        pull: (taskId: string, key?: string) => call(id, 'pull', [taskId, key]),
-        push: (key: string, value: unknown) => {
+        pull: (taskId, key) => call(id, 'pull', [taskId, key]),
+        push: (key, value) => {
           const bad = unclonable(value);
-          if (bad) return Promise.reject(new Error(`XCom ${key} of task ${c.taskId} cannot be stored: ${bad}`));
-          return call(id, 'push', [key, value]) as Promise<void>;
+          if (bad) return Promise.reject(new Error('XCom ' + key + ' of task ' + c.taskId + ' cannot be stored: ' + bad));
+          return call(id, 'push', [key, value]);
         },
       },
       log: { info: log('info'), warn: log('warn'), error: log('error') },
-      render(template: string): string {
+      render(template) {
         Atomics.store(data.syncFlag, 0, 0);
         port.postMessage({ t: 'render', template: String(template) });
         Atomics.wait(data.syncFlag, 0, 0);
@@ -137,23 +146,23 @@ export function threadMain(): void {
         if (!reply?.ok) throw new Error(reply?.error ?? 'render failed');
         return reply.value;
       },
-      defer: (opts: Record<string, unknown>) => control({ ...opts, [BRAND]: 'defer' }),
-      skip: (reason?: string) => control({ [BRAND]: 'skip', reason }),
-      fail: (reason?: string) => control({ [BRAND]: 'fail', reason: reason === undefined ? undefined : String(reason) }),
+      defer: (opts) => control({ ...opts, [BRAND]: 'defer' }),
+      skip: (reason) => control({ [BRAND]: 'skip', reason }),
+      fail: (reason) => control({ [BRAND]: 'fail', reason: reason === undefined ? undefined : String(reason) }),
     };
   };
 
-  const finish = (id: number, what: string, value: unknown) => {
+  const finish = (id, what, value) => {
     current = undefined;
     const bad = unclonable(value);
-    if (bad) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: `${what} cannot be stored: ${bad}` } });
+    if (bad) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: what + ' cannot be stored: ' + bad } });
     try {
       port.postMessage({ t: 'done', id, ok: true, value });
     } catch (e) {
-      port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: `${what} cannot be stored: ${(e as Error).message}` } });
+      port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: what + ' cannot be stored: ' + e.message } });
     }
   };
-  const failWith = (id: number, e: any) => {
+  const failWith = (id, e) => {
     current = undefined;
     if (e && typeof e === 'object' && typeof e[BRAND] === 'string') {
       const bad = unclonable(e);
@@ -162,7 +171,7 @@ export function threadMain(): void {
     port.postMessage({ t: 'done', id, ok: false, error: errorOf(e) });
   };
 
-  port.on('message', async (m: any) => {
+  port.on('message', async (m) => {
     if (m.t === 'reply') {
       const p = pending.get(m.callId);
       pending.delete(m.callId);
@@ -175,17 +184,18 @@ export function threadMain(): void {
       await loaded;
       if (m.t === 'run') {
         const fn = dags.get(m.dagId)?.tasks.get(m.taskId)?.[m.method];
-        if (typeof fn !== 'function') throw new Error(`task ${m.taskId} of dag ${m.dagId} has no method ${m.method} in this bundle`);
+        if (typeof fn !== 'function') throw new Error('task ' + m.taskId + ' of dag ' + m.dagId + ' has no method ' + m.method + ' in this bundle');
         const value = await fn(makeCtx(m.id, m.ctx), m.arg);
-        finish(m.id, `XCom return_value of task ${m.ctx.taskId}`, value);
+        finish(m.id, 'XCom return_value of task ' + m.ctx.taskId, value);
       } else {
         const s = sensors.get(m.type);
-        if (!s) throw new Error(`sensor type ${m.type} is not in this bundle`);
-        finish(m.id, `the poke result of sensor type ${m.type}`, Boolean(await s.poke(m.pc, m.env)));
+        if (!s) throw new Error('sensor type ' + m.type + ' is not in this bundle');
+        finish(m.id, 'the poke result of sensor type ' + m.type, Boolean(await s.poke(m.pc, m.env)));
       }
     } catch (e) {
       failWith(m.id, e);
     }
   });
   loaded.then(() => port.postMessage({ t: 'ready' }), () => port.postMessage({ t: 'ready' }));
-}
+})();
+`;
