@@ -57,6 +57,22 @@ export function threadsStarting(): number {
   return starting;
 }
 
+/** Real time a try may run in a thread before a virtual clock treats it as waiting on time. */
+export const TRY_GRACE_MS = 1_000;
+let running = 0;
+let lastStartedAt = 0;
+
+/**
+ * True while a try started less than {@link TRY_GRACE_MS} of real time ago is still
+ * running in some thread. A runtime on a virtual clock counts that as progress: a try
+ * doing real work (its XCom round trips, a slow store) is not task code waiting on the
+ * clock, and jumping time under it would time it out. A try that runs longer (a spin,
+ * an ignored abort) lets virtual time move again, so its execution timeout still fires.
+ */
+export function triesInGrace(now = performance.now()): boolean {
+  return running > 0 && now - lastStartedAt < TRY_GRACE_MS;
+}
+
 class Thread {
   readonly worker: Worker;
   private readonly sync: MessagePort;
@@ -235,13 +251,15 @@ export class IsolationPool {
       return Promise.reject(signal.reason);
     }
     const id = ++nextId;
+    running += 1;
+    lastStartedAt = performance.now();
     return new Promise((resolve, reject) => {
       const off = signal ? watch(signal, t) : undefined;
       t.job = {
         id,
         host,
-        resolve: (v) => { off?.(); resolve(v); },
-        reject: (e) => { off?.(); reject(e); },
+        resolve: (v) => { running -= 1; off?.(); resolve(v); },
+        reject: (e) => { running -= 1; off?.(); reject(e); },
       };
       t.worker.postMessage({ ...message, id });
     });
