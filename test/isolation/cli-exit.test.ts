@@ -25,7 +25,7 @@ function airless(...args: string[]): Promise<{ code: number | null; stdout: stri
 }
 
 describe('CLI with isolated tries', () => {
-  it('airless run exits once the run is final, though tasks left a spin and a long timer', async () => {
+  it('airless run exits once the run is final, though tasks left a spin and a long timer', { timeout: 60_000, retry: 1 }, async () => {
     const r = await airless('run', DAGS, '--dag', 'misbehaving', '--json', '--no-typecheck');
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { tasks: Array<{ taskId: string; state: string }> };
@@ -34,7 +34,7 @@ describe('CLI with isolated tries', () => {
     });
     expect(r.ms).toBeLessThan(30_000);
     // KNOWN FLAKE: timed out once inside the full suite (never alone, nor under a CPU hog); cause not yet found.
-  }, { timeout: 60_000, retry: 1 });
+  });
 
   it('airless tasks test prints the whole trace, mapped to the DAG file', async () => {
     const r = await airless('tasks', 'test', DAGS, 'misbehaving', 'throws');

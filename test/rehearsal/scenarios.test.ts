@@ -25,16 +25,16 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('readme: the README deploy section passes with no call denied', async () => {
+  it('readme: the README deploy section passes with no call denied', { timeout: 300_000, retry: 1 }, async () => {
     const s = await runScenarios(['readme'], { stateDir: join(work, 'state'), cdkOut, dynamodbEndpoint }, log);
     expect(s.scenarios, lines.filter((l) => !l.startsWith('  ok')).join('\n')).toMatchObject([{ name: 'readme', ok: true }]);
     expect(s.denied).toEqual([]);
     expect(s.awsCalls).toBeGreaterThan(100);
-  }, { timeout: 300_000, retry: 1 }); // KNOWN FLAKE: failed once under a fully loaded machine (cause not yet found); a retry is logged by vitest
+  }); // KNOWN FLAKE: failed once under a fully loaded machine (cause not yet found); a retry is logged by vitest
 
-  it('faults: large values, a killed worker, a poison message, a bundle that cannot be scheduled', async () => {
+  it('faults: large values, a killed worker, a poison message, a bundle that cannot be scheduled', { timeout: 400_000, retry: 1 }, async () => {
     const s = await runScenarios(['faults'], { stateDir: join(work, 'state'), cdkOut, dynamodbEndpoint }, log);
     expect(s.scenarios, lines.filter((l) => !l.startsWith('  ok')).join('\n')).toMatchObject([{ name: 'faults', ok: true }]);
     expect(s.denied).toEqual([]);
-  }, { timeout: 400_000, retry: 1 }); // see above
+  }); // see above
 });
