@@ -3,7 +3,7 @@
  * query parameters, body fields and response shapes.
  */
 import { clearTasks, setPaused, triggerRun } from '../engine/index.js';
-import { downstreamClosure } from '../engine/index.js';
+import { downstreamClosure, upstreamClosure } from '../engine/index.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 import { renderDeep, templateVars } from '../engine/index.js';
 import { engineCall, needDag, needRun, needTask, type ApiBackend } from './backend.js';
@@ -48,19 +48,6 @@ export function renderedFields(spec: DagSpec, run: DagRun, taskId: string): Reco
 export function taskInstancesOf(spec: DagSpec, run: DagRun, tis: TaskInstance[]) {
   const byId = new Map(tis.map((ti) => [ti.taskId, ti]));
   return spec.tasks.map((t) => taskInstanceJson(run, t, t.taskId, byId.get(t.taskId)));
-}
-
-function upstreamClosure(spec: DagSpec, ids: Iterable<string>): Set<string> {
-  const byId = new Map(spec.tasks.map((t) => [t.taskId, t]));
-  const out = new Set<string>();
-  const stack = [...ids];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (out.has(id)) continue;
-    out.add(id);
-    stack.push(...(byId.get(id)?.upstream ?? []));
-  }
-  return out;
 }
 
 const CLEAR_FIELDS = ['dry_run', 'start_date', 'end_date', 'only_failed', 'only_running', 'reset_dag_runs', 'task_ids',

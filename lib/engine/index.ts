@@ -31,7 +31,7 @@ export { deepFreeze } from './freeze.js';
 export { canonicalJson, sha256Hex } from './hash.js';
 export { BUILTIN_SENSOR_TYPES, validateDagSpec } from './validate.js';
 export { MARK_STATES, markTask, type MarkResult, type MarkState } from './mark.js';
-export { downstreamClosure } from './runs.js';
+export { downstreamClosure, upstreamClosure } from './runs.js';
 export { loadRunCtx, taskSpec } from './dag-index.js';
 export { renderDeep, renderTemplate, templateVars } from './template.js';
 export { runBody } from './worker.js';

@@ -127,7 +127,16 @@ export async function setPaused(p: Ports, dagId: string, paused: boolean): Promi
 }
 
 /** Downstream closure of some tasks, the tasks included. */
-export function downstreamClosure(spec: DagSpec, taskIds: readonly string[]): Set<string> {
+export function downstreamClosure(spec: DagSpec, taskIds: Iterable<string>): Set<string> {
+  return closure(spec, taskIds, 'downstream');
+}
+
+/** Upstream closure of some tasks, the tasks included (clear with `include_upstream`). */
+export function upstreamClosure(spec: DagSpec, taskIds: Iterable<string>): Set<string> {
+  return closure(spec, taskIds, 'upstream');
+}
+
+function closure(spec: DagSpec, taskIds: Iterable<string>, way: 'upstream' | 'downstream'): Set<string> {
   const byId = new Map(spec.tasks.map((t) => [t.taskId, t]));
   const out = new Set<string>();
   const stack = [...taskIds];
@@ -137,7 +146,7 @@ export function downstreamClosure(spec: DagSpec, taskIds: readonly string[]): Se
     const t = byId.get(id);
     if (!t) throw new NotFoundError(`unknown task ${id} in dag ${spec.dagId}`);
     out.add(id);
-    stack.push(...t.downstream);
+    stack.push(...t[way]);
   }
   return out;
 }
