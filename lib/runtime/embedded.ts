@@ -48,6 +48,8 @@ export interface RuntimeOptions {
   /** Create runs from schedules (dev) or not (a single `airless run`). Default true. */
   schedules?: boolean;
   workerId?: string;
+  /** Real time in ms for idle detection on a virtual clock (default `performance.now`; tests simulate a slow machine). */
+  realNow?: () => number;
 }
 
 export type RunOutcome = 'done' | 'stalled' | 'stopped';
@@ -68,6 +70,7 @@ export class EmbeddedRuntime {
   private stopped = false;
   private wake?: () => void;
   private schedules: boolean;
+  private realNow: () => number;
 
   constructor(opts: RuntimeOptions) {
     this.clock = opts.clock ?? new SystemClock();
@@ -80,6 +83,7 @@ export class EmbeddedRuntime {
     this.tickMs = opts.tickMs ?? 60_000;
     this.nextTickAt = this.clock.now();
     this.schedules = opts.schedules ?? true;
+    this.realNow = opts.realNow ?? (() => performance.now());
     this.ports = {
       store: opts.onEvent ? observeStore(base, opts.onEvent) : base,
       queue: this.queue,
@@ -132,12 +136,19 @@ export class EmbeddedRuntime {
   /** Pumps until `done()` holds (checked whenever nothing is runnable), `stop()`, or a stall. */
   async runUntil(done: () => Promise<boolean>, opts: { maxVirtualMs?: number } = {}): Promise<RunOutcome> {
     const horizon = this.clock.now() + (opts.maxVirtualMs ?? 400 * 86_400_000);
-    let idleSince = performance.now();
+    let idleSince = this.realNow();
+    let activity = this.activity();
     while (!this.stopped) {
-      if (await this.pump()) { idleSince = performance.now(); continue; }
+      if (await this.pump()) { idleSince = this.realNow(); continue; }
       if (this.inflight.size > 0) {
         const progressed = await this.waitForProgress();
-        if (progressed || threadsStarting() > 0 || triesInGrace()) idleSince = performance.now();
+        // Progress is a finished message, a store call begun or ended since the last look
+        // (on a starved CPU one call can take longer than the idle window: the window
+        // counts from the end of the last call, not from the last finished message), a
+        // thread still starting, or an isolated try in its first second.
+        const seen = this.activity();
+        if (progressed || seen !== activity || threadsStarting() > 0 || triesInGrace()) idleSince = this.realNow();
+        activity = seen;
         // On a virtual clock, tasks that wait on the clock (a hung body under an
         // execution timeout) can only move when time does. Once in-flight work has made
         // no progress for a while of real time (so it is not just doing real I/O) and
@@ -145,8 +156,8 @@ export class EmbeddedRuntime {
         // timer, a delayed message, a tick, a sleeper), never past one.
         // A thread still loading its bundle is not task code waiting on the clock (lib/isolation).
         if (!progressed && this.clock instanceof VirtualClock && this.clock.nextWakeAt() !== undefined && threadsStarting() === 0 &&
-            performance.now() - idleSince > IDLE_BEFORE_JUMP_MS) {
-          idleSince = performance.now();
+            this.realNow() - idleSince > IDLE_BEFORE_JUMP_MS) {
+          idleSince = this.realNow();
           if (this.clock.now() >= this.nextTickAt) {
             this.nextTickAt = this.clock.now() + this.tickMs;
             await this.tick();
@@ -206,6 +217,11 @@ export class EmbeddedRuntime {
       }
     }
     return at;
+  }
+
+  /** Store calls begun and ended so far on a virtual clock (see VirtualClock.activity). */
+  private activity(): number {
+    return this.clock instanceof VirtualClock ? this.clock.activity : 0;
   }
 
   private nextEventAt(): number {
