@@ -197,12 +197,12 @@ export interface ReceivingQueue extends Queue {
 }
 
 /**
- * Delivers a message to the ready queue at a given time. Idempotent per id:
- * scheduling an existing id again is a success; cancelling a missing id is too.
+ * Delivers a message to the ready queue at a given time. Idempotent per id: scheduling
+ * an existing id again is a success. There is no cancel: a timer that is no longer wanted
+ * fires and is dropped as stale (its try number or claim token no longer matches).
  */
 export interface Timer {
   schedule(id: string, at: number, message: QueueMessage): Promise<void>;
-  cancel(id: string): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------
