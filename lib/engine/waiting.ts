@@ -104,7 +104,7 @@ export async function handleFire(p: Ports, rc: RunCtx, msg: FireMessage): Promis
  */
 export async function sendSignal(p: Ports, key: string, payload?: unknown): Promise<number> {
   const now = p.clock.now();
-  const sig: SignalRecord = { key, payload, createdAt: now, expiresAt: now + p.config.signalRetentionMs };
+  const sig: SignalRecord = { key, payload, createdAt: now, expiresAt: Math.ceil((now + p.config.signalRetentionMs) / 1000) };
   await p.store.putSignal(sig);
   let resumed = 0;
   for (const t of await p.store.listEventTriggers(key)) {

@@ -259,11 +259,18 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.getXcom(xk)).toBe(3);
       });
 
-      it('keeps signals until they expire', async () => {
-        await store.putSignal({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: T0 + 1000 });
-        expect(await store.getSignal('s1', T0 + 999)).toEqual({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: T0 + 1000 });
-        expect(await store.getSignal('s1', T0 + 1000)).toBeUndefined();
+      it('keeps signals until they expire (expiresAt in epoch seconds)', async () => {
+        const at = Math.ceil(T0 / 1000) + 60;
+        await store.putSignal({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: at });
+        expect(await store.getSignal('s1', at * 1000 - 1)).toEqual({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: at });
+        expect(await store.getSignal('s1', at * 1000)).toBeUndefined();
         expect(await store.getSignal('none', T0)).toBeUndefined();
+      });
+
+      it('still reads a signal written in epoch milliseconds before issue 10', async () => {
+        await store.putSignal({ key: 's-old', payload: 1, createdAt: T0, expiresAt: T0 + 5000 });
+        expect(await store.getSignal('s-old', T0 + 4999)).toMatchObject({ key: 's-old', payload: 1 });
+        expect(await store.getSignal('s-old', T0 + 5000)).toBeUndefined();
       });
     });
   });
