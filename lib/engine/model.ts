@@ -45,6 +45,8 @@ export interface SensorSpec {
   pokeIntervalMs: number;
   timeoutMs: number;
   softFail: boolean;
+  /** A poke that throws counts as "not yet" (Airflow's `silent_fail`); without it the try fails. */
+  silentFail?: boolean;
   exponentialBackoff: boolean;
   maxPokeIntervalMs?: number;
 }
@@ -208,6 +210,7 @@ export interface TriggerRecord {
   nextPokeAt?: number;
   pokeIntervalMs?: number;
   softFail?: boolean;
+  silentFail?: boolean;
   lastError?: string;
   // events
   eventKey?: string;
