@@ -134,6 +134,8 @@ export interface Store {
   /** `expiresAt` (epoch seconds) lets the item expire with its run (DynamoDB TTL). */
   putXcom(key: XcomKey, value: unknown, expiresAt?: number): Promise<void>;
   getXcom(key: XcomKey): Promise<unknown>;
+  /** Deletes every XCom of a task instance, its return value included (a new try starts clean, as in Airflow). */
+  clearXcoms(task: TaskKey): Promise<void>;
 
   // signals (events that may arrive before anyone waits)
   putSignal(sig: SignalRecord): Promise<void>;

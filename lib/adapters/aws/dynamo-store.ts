@@ -17,6 +17,7 @@ import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState
 import type { BlobStore } from './blob.js';
 import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
 import { expiresAtSeconds, isExpired } from '../expiry.js';
+import { clearDynamoXcoms, indexXcomKey } from './dynamo-xcom-clear.js';
 import { deepFreeze } from '../../engine/index.js';
 import {
   Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
@@ -396,7 +397,12 @@ export class DynamoStore implements Store {
     const v = await encodeJson(xcomToJson(value, key), blobPath('xcom', ...path), `XCom ${path.join('/')}`, this.blobs);
     const item: Item = { pk: { S: `x:${JSON.stringify(path)}` }, v };
     if (expiresAt !== undefined) item['ttl'] = { N: String(Math.ceil(expiresAt)) };
+    await indexXcomKey(this.r, this.t.kv, key, expiresAt);
     await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
+  }
+
+  async clearXcoms(task: TaskKey): Promise<void> {
+    await clearDynamoXcoms(this.r, this.t.kv, task);
   }
 
   async getXcom(key: XcomKey): Promise<unknown> {

@@ -13,6 +13,7 @@ import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '..
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { decodeXcom, encodeXcom } from '../xcom-codec.js';
 import { isExpired } from '../expiry.js';
+import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { deepFreeze } from '../../engine/index.js';
 
@@ -420,6 +421,10 @@ export class MemoryStore implements Store {
   async getXcom(key: XcomKey): Promise<unknown> {
     const v = this.xcoms.get(xcomKey(key));
     return v === undefined ? undefined : decodeXcom(v);
+  }
+
+  async clearXcoms(task: TaskKey): Promise<void> {
+    clearMemoryXcoms(this.xcoms, taskKey(task));
   }
 
   async putSignal(sig: SignalRecord): Promise<void> {
