@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const ports: Ports = {
     store: new DynamoStore({ client: clients.dynamodb, tablePrefix: env('HA_TABLE_PREFIX'), metrics }),
     queue: sqs,
-    timer: { schedule: async () => { throw new Error('the HA bench schedules no timers'); }, cancel: async () => {} },
+    timer: { schedule: async () => { throw new Error('the HA bench schedules no timers'); } },
     clock, metrics, bundles: new InlineBundleSource([dag]), log: new MemoryLog(undefined, 100),
     config: DEFAULT_CONFIG, workerId: processId,
   };

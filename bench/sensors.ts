@@ -76,7 +76,7 @@ async function setup(opts: SensorBenchOptions, pokeConcurrency: number) {
   const ports: Ports = {
     store,
     queue: { send: async () => {} },
-    timer: { schedule: async () => {}, cancel: async () => {} },
+    timer: { schedule: async () => {} },
     clock,
     bundles: {
       manifest: async () => { throw new Error('the bench needs no bundle'); },

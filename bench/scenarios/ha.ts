@@ -90,7 +90,7 @@ async function round(processes: number, runs: number, dynamodb: DynamoDBClient, 
     const store = new DynamoStore({ client: dynamodb, tablePrefix: prefix });
     const ports: Ports = {
       store, queue: new SqsQueue({ client: sqsClient, queueUrl: QueueUrl! }),
-      timer: { schedule: async () => {}, cancel: async () => {} },
+      timer: { schedule: async () => {} },
       clock: new PerfClock(), bundles, metrics: new MemoryMetrics(), log: new MemoryLog(undefined, 100),
       config: DEFAULT_CONFIG, workerId: 'ha-parent',
     };

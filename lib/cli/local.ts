@@ -151,7 +151,7 @@ export async function localDynamoStore(endpoint: string, opts: { quiet?: boolean
 export async function cmdLocalSignal(endpoint: string, key: string, payload: unknown, tablePrefix?: string): Promise<number> {
   const store = await localDynamoStore(endpoint, { quiet: true, tablePrefix });
   const now = Date.now();
-  await store.putSignal({ key, payload: payload ?? true, createdAt: now, expiresAt: now + DEFAULT_CONFIG.signalRetentionMs });
+  await store.putSignal({ key, payload: payload ?? true, createdAt: now, expiresAt: Math.ceil((now + DEFAULT_CONFIG.signalRetentionMs) / 1000) });
   const waiting = await store.listEventTriggers(key);
   process.stdout.write(`signal ${key} stored; ${waiting.length} task(s) waiting on it resume within a minute\n`);
   return 0;

@@ -81,6 +81,18 @@ export async function loadRunCtx(p: Ports, dagId: string, runId: string): Promis
 
 /** The template variables of a task of a run (`{{ ds }}`, `{{ params.x }}`, ...). */
 export function varsFor(rc: RunCtx, taskId: string) {
+  return runTemplateVars(rc.run, rc.spec, taskId);
+}
+
+/**
+ * The template variables of a task of a run, from the run and its DAG: the one builder
+ * behind task templates, poke contexts, event keys and `--signal` keys.
+ *
+ * @example
+ * renderTemplate('approve-{{ params.env }}', runTemplateVars(run, spec, 'gate'));
+ */
+export function runTemplateVars(run: DagRun, spec: Pick<DagSpec, 'params'>, taskId: string) {
+  const rc = { run, spec };
   return templateVars({
     dagId: rc.run.dagId,
     runId: rc.run.runId,

@@ -32,7 +32,7 @@ export { canonicalJson, sha256Hex } from './hash.js';
 export { BUILTIN_SENSOR_TYPES, validateDagSpec } from './validate.js';
 export { MARK_STATES, markTask, type MarkResult, type MarkState } from './mark.js';
 export { downstreamClosure, upstreamClosure } from './runs.js';
-export { loadRunCtx, taskSpec } from './dag-index.js';
+export { loadRunCtx, runTemplateVars, taskSpec } from './dag-index.js';
 export { renderDeep, renderTemplate, templateVars } from './template.js';
 export { runBody } from './worker.js';
 export { pokeOnce } from './poke.js';

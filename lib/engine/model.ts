@@ -1,7 +1,8 @@
 /**
  * The serialized form of DAGs (what `airless build` writes to manifest.json and what
  * schedulers read) and the records the engine keeps in the Store.
- * Times are epoch milliseconds in records and ISO-8601 strings in manifests.
+ * Times are epoch milliseconds in records and ISO-8601 strings in manifests; the one
+ * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 
@@ -44,6 +45,8 @@ export interface SensorSpec {
   pokeIntervalMs: number;
   timeoutMs: number;
   softFail: boolean;
+  /** A poke that throws counts as "not yet" (Airflow's `silent_fail`); without it the try fails. */
+  silentFail?: boolean;
   exponentialBackoff: boolean;
   maxPokeIntervalMs?: number;
 }
@@ -207,6 +210,7 @@ export interface TriggerRecord {
   nextPokeAt?: number;
   pokeIntervalMs?: number;
   softFail?: boolean;
+  silentFail?: boolean;
   lastError?: string;
   // events
   eventKey?: string;
@@ -216,6 +220,7 @@ export interface SignalRecord {
   key: string;
   payload?: unknown;
   createdAt: number;
+  /** Epoch SECONDS (DynamoDB TTL's unit), as every `expiresAt`: gone at or past this second. */
   expiresAt: number;
 }
 

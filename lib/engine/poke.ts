@@ -3,7 +3,7 @@
  * target once per cycle and settles every task waiting on it. Reschedule mode: the
  * worker pokes once with the DAG's code and defers on a timer until the next poke.
  */
-import { specFor, type RunCtx } from './dag-index.js';
+import { specFor, taskSpec, type RunCtx } from './dag-index.js';
 import { formatDuration } from './duration.js';
 import { afterTerminal } from './settle.js';
 import { annotate, transition } from './transition.js';
@@ -13,7 +13,7 @@ import type { LoadedBundle, Ports, SensorPoke } from './ports.js';
 import { renderDeep } from './template.js';
 import { varsFor } from './dag-index.js';
 import { VIRTUAL_SHARDS } from './sensor-start.js';
-import type { Outcome } from './worker-finish.js';
+import { failTry, type Outcome } from './worker-finish.js';
 
 /** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */
 function externalTaskPoke(p: Ports): SensorPoke {
@@ -41,7 +41,10 @@ export async function resolvePoke(p: Ports, type: string, bundleVersion?: string
   return (await p.bundles.load(bundleVersion)).sensorPoke(type);
 }
 
-/** Calls a poke with the per-poke timeout; a throw or a timeout is "not yet" with an error. */
+/**
+ * Calls a poke with the per-poke timeout. `ok` is the poke's answer; `error` is set when
+ * it threw or timed out (the caller fails the try, or with silentFail counts it as "not yet").
+ */
 export async function timedPoke(p: Ports, poke: SensorPoke, pc: Record<string, unknown>): Promise<{ ok: boolean; error?: string }> {
   // An isolated poke gets its thread ready first: the timeout counts the poke, not a thread's start-up.
   try { await poke.ready?.(); } catch (err) { return { ok: false, error: (err as Error).message }; }
@@ -75,6 +78,13 @@ export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstan
   const r = await timedPoke(p, poke, pc);
   p.metrics.count('Pokes');
   if (r.ok) return { kind: 'success', value: undefined };
+  // As Airflow's BaseSensorOperator.execute (task-sdk/src/airflow/sdk/bases/sensor.py): an
+  // exception in poke fails the try (its retries apply; soft_fail does not skip it) unless
+  // silent_fail, which logs it and takes the poke as False.
+  if (r.error !== undefined) {
+    if (!s.silentFail) return { kind: 'failed', error: `poke failed: ${r.error}` };
+    p.log.error('sensor poke failed; silentFail counts it as not yet', { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, error: r.error });
+  }
   const started = ti.sensorStartedAt ?? ti.startedAt ?? now;
   if (now - started >= s.timeoutMs) {
     const error = `sensor timed out after ${formatDuration(s.timeoutMs)}${r.error ? `; last error: ${r.error}` : ''}`;
@@ -145,12 +155,20 @@ export async function pokeShard(
       later(now + p.config.pokeTimeoutMs);
       return;
     }
-    const poke = await resolvePoke(p, first.sensorType!, first.bundleVersion).catch(() => undefined);
-    const r = poke ? await timedPoke(p, poke, first.pokeContext ?? {}) : { ok: false, error: `unknown sensor type ${first.sensorType}` };
+    let loadError: string | undefined;
+    const poke = await resolvePoke(p, first.sensorType!, first.bundleVersion).catch((err: Error) => {
+      loadError = `bundle ${first.bundleVersion} cannot be loaded: ${err.message}`;
+      return undefined;
+    });
+    const r = poke ? await timedPoke(p, poke, first.pokeContext ?? {}) : { ok: false, error: loadError ?? `unknown sensor type ${first.sensorType}` };
     report.pokes++;
     if (!r.ok) {
       if (r.error) p.log.warn('poke failed', { sensorType: first.sensorType, hashcode: first.hashcode, error: r.error });
-      await Promise.all(group.map(async (t) => {
+      // A poke that threw fails the try of every waiter without silentFail (pokeOnce's rule, per waiter).
+      const failing = r.error === undefined ? [] : group.filter((t) => !t.silentFail);
+      const noRetry = !poke && loadError === undefined;
+      await Promise.all(failing.map(async (t) => { if (await failSensor(p, t, `poke failed: ${r.error}`, noRetry)) report.settled++; }));
+      await Promise.all(group.filter((t) => !failing.includes(t)).map(async (t) => {
         const interval = t.pokeIntervalMs ?? 60_000;
         later(now + interval);
         // A sensor poked every cycle stays due as it is: no write per waiter per cycle
@@ -188,6 +206,18 @@ async function settleSensor(p: Ports, t: TriggerRecord): Promise<boolean> {
   if (!r.ok) return false;
   await p.store.deleteTrigger(t.id);
   await afterTerminal(p, rc, t.taskId, 'success');
+  return true;
+}
+
+/** A waiter whose shared poke threw: its try fails as a worker's would (retries apply), and its registration goes. */
+async function failSensor(p: Ports, t: TriggerRecord, error: string, noRetry: boolean): Promise<boolean> {
+  const ti = await p.store.getTask(t);
+  if (!ti || ti.state !== 'sensing' || ti.tryNumber !== t.tryNumber) return false;
+  const run = await p.store.getRun(t.dagId, t.runId);
+  if (!run) return false;
+  const rc = { run, spec: await specFor(p, run) };
+  if (!(await failTry(p, rc, taskSpec(rc.spec, t.taskId), ti, error, noRetry))) return false;
+  await p.store.deleteTrigger(t.id);
   return true;
 }
 

@@ -134,6 +134,8 @@ export interface Store {
   /** `expiresAt` (epoch seconds) lets the item expire with its run (DynamoDB TTL). */
   putXcom(key: XcomKey, value: unknown, expiresAt?: number): Promise<void>;
   getXcom(key: XcomKey): Promise<unknown>;
+  /** Deletes every XCom of a task instance, its return value included (a new try starts clean, as in Airflow). */
+  clearXcoms(task: TaskKey): Promise<void>;
 
   // signals (events that may arrive before anyone waits)
   putSignal(sig: SignalRecord): Promise<void>;
@@ -197,12 +199,12 @@ export interface ReceivingQueue extends Queue {
 }
 
 /**
- * Delivers a message to the ready queue at a given time. Idempotent per id:
- * scheduling an existing id again is a success; cancelling a missing id is too.
+ * Delivers a message to the ready queue at a given time. Idempotent per id: scheduling
+ * an existing id again is a success. There is no cancel: a timer that is no longer wanted
+ * fires and is dropped as stale (its try number or claim token no longer matches).
  */
 export interface Timer {
   schedule(id: string, at: number, message: QueueMessage): Promise<void>;
-  cancel(id: string): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------

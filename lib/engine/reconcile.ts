@@ -7,7 +7,7 @@
  * and creates the runs schedules owe.
  */
 import { specFor, taskSpec, type RunCtx } from './dag-index.js';
-import { advanceRun, queueTask, startQueuedRuns } from './settle.js';
+import { advanceRun, startQueuedRuns, startTry } from './settle.js';
 import type { DagRun, TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
 import { timeoutSensor } from './poke.js';
@@ -88,7 +88,7 @@ async function reviewDue(p: Ports, rc: RunCtx, ti: TaskInstance, report: Reconci
       await expireLease(p, rc, ti);
       return;
     case 'up_for_retry':
-      await queueTask(p, rc, ti);
+      await startTry(p, rc, ti);
       return;
     case 'deferred':
       await reviewDeferred(p, rc, ti);

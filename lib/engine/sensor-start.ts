@@ -55,6 +55,7 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
     id: taskKeyString(ti), kind: 'sensor' as const, dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber,
     createdAt: now, timeoutAt, bundleVersion: rc.run.bundleVersion, sensorType: s.type, pokeContext,
     hashcode, shardcode, nextPokeAt: now, pokeIntervalMs: s.pokeIntervalMs, softFail: s.softFail,
+    ...(s.silentFail ? { silentFail: true } : {}),
   };
   const put = await p.store.putTrigger(reg);
   // A row left by an earlier try (a crash after its terminal write, then a clear) would

@@ -47,6 +47,19 @@ export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise
   return false;
 }
 
+/**
+ * Starts a try of a task whose rule passed or whose retry is due: a batched (or time)
+ * sensor starts waiting with no worker, anything else is queued.
+ */
+export async function startTry(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
+  const t = taskSpec(rc.spec, ti.taskId);
+  if (t.kind === 'sensor' && t.sensor && (t.sensor.mode === 'batched' || t.sensor.type === 'time')) {
+    await startWaiting(p, rc, ti, t);
+  } else {
+    await queueTask(p, rc, ti);
+  }
+}
+
 /** Applies the trigger rule to a `scheduled` task, at most once per task and try. */
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
@@ -54,11 +67,7 @@ export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promis
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream);
   if (decision === 'wait') return;
   if (decision === 'run') {
-    if (t.kind === 'sensor' && t.sensor && (t.sensor.mode === 'batched' || t.sensor.type === 'time')) {
-      await startWaiting(p, rc, ti, t);
-    } else {
-      await queueTask(p, rc, ti);
-    }
+    await startTry(p, rc, ti);
     return;
   }
   const state: TaskState = decision === 'skip' ? 'skipped' : 'upstream_failed';

@@ -12,6 +12,7 @@ import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
 import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
 import type { Cas, Ports, SlotChange, TaskExpect, TaskPatch } from './ports.js';
 import { assertTransition, isTerminal, type TaskState } from './states.js';
+import { clearEarlierTries } from './xcom-clear.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -135,6 +136,7 @@ export async function transition(
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
     : await p.store.updateTask(ti, expectOf(ti), patch, slot);
   if (!r.ok) p.metrics.count(r.reason === 'slots' ? 'SlotsFull' : 'LostRaces');
+  else if (to === 'running') await clearEarlierTries(p, r.item);
   return r;
 }
 

@@ -134,6 +134,7 @@ function checkTask(t: TaskSpec, opts: ValidateOptions, fail: (msg: string, cause
   if (s.pokeIntervalMs === 0) fail('invalid pokeInterval: must be greater than 0');
   checkMs('timeout', s.timeoutMs, fail);
   checkMs('maxPokeInterval', s.maxPokeIntervalMs, fail, true);
+  if (s.silentFail !== undefined && typeof s.silentFail !== 'boolean') fail('sensor silentFail must be a boolean');
   if (s.pokeContext === null || typeof s.pokeContext !== 'object' || Array.isArray(s.pokeContext)) {
     fail('sensor pokeContext must be an object');
   }

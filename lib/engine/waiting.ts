@@ -6,7 +6,7 @@
 import type { DeferRequest } from './context.js';
 import { specFor, varsFor, type RunCtx } from './dag-index.js';
 import { parseDuration } from './duration.js';
-import { afterTerminal, queueTask } from './settle.js';
+import { afterTerminal, queueTask, startTry } from './settle.js';
 import { armTimer, fireTime } from './sensor-start.js';
 import { annotate, transition } from './transition.js';
 import type { SignalRecord, TaskInstance, TaskSpec, TriggerSpec } from './model.js';
@@ -88,7 +88,7 @@ export async function handleFire(p: Ports, rc: RunCtx, msg: FireMessage): Promis
   const ti = await p.store.getTask(msg);
   if (!ti || ti.tryNumber !== msg.tryNumber) return void p.metrics.count('StaleFires');
   if (msg.reason === 'retry') {
-    if (ti.state === 'up_for_retry') await queueTask(p, rc, ti);
+    if (ti.state === 'up_for_retry') await startTry(p, rc, ti);
     return;
   }
   if (ti.state !== 'deferred' || msg.token === undefined || ti.owner !== msg.token) return void p.metrics.count('StaleFires');
@@ -104,7 +104,7 @@ export async function handleFire(p: Ports, rc: RunCtx, msg: FireMessage): Promis
  */
 export async function sendSignal(p: Ports, key: string, payload?: unknown): Promise<number> {
   const now = p.clock.now();
-  const sig: SignalRecord = { key, payload, createdAt: now, expiresAt: now + p.config.signalRetentionMs };
+  const sig: SignalRecord = { key, payload, createdAt: now, expiresAt: Math.ceil((now + p.config.signalRetentionMs) / 1000) };
   await p.store.putSignal(sig);
   let resumed = 0;
   for (const t of await p.store.listEventTriggers(key)) {

@@ -295,5 +295,7 @@ function sensorSpec(draft: DagDraft, taskId: string, decl: SensorDeclaration, o:
   };
   const max = draft.duration(o.maxPokeInterval, 'maxPokeInterval', taskId);
   if (max !== undefined) s.maxPokeIntervalMs = max;
+  if (o.silentFail !== undefined && typeof o.silentFail !== 'boolean') draft.fail(`silentFail must be true or false, got ${describe(o.silentFail)}`, taskId);
+  if (o.silentFail) s.silentFail = true;
   return s;
 }

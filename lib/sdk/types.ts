@@ -40,6 +40,12 @@ export interface SensorOptions extends TaskOptions {
   timeout?: Duration;
   /** On timeout end as `skipped` instead of `failed` (default false). */
   softFail?: boolean;
+  /**
+   * A poke that throws (or exceeds the poke timeout) is logged and counts as "not yet"
+   * (Airflow's `silent_fail`, default false). Without it the error fails the try, and the
+   * task's retries apply; `softFail` never turns an error into a skip.
+   */
+  silentFail?: boolean;
   /** Grow the poke interval on each poke (default false). */
   exponentialBackoff?: boolean;
   /** Cap of the grown poke interval. */

@@ -15,7 +15,7 @@ import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { MemoryStore } from '../adapters/memory/store.js';
 import { InvalidInputError } from '../engine/index.js';
-import type { DagRun, TaskInstance, XcomKey } from '../engine/index.js';
+import type { DagRun, TaskInstance, TaskKey, XcomKey } from '../engine/index.js';
 import type { TaskState } from '../engine/index.js';
 import type { BundleSource, LoadedBundle, SensorPoke, Store, TaskCallable } from '../engine/index.js';
 import { InlineBundleSource } from '../runtime/inline-bundles.js';
@@ -98,6 +98,8 @@ function recordXcoms(store: Store, into: Map<string, Record<string, unknown>>): 
           into.set(key.taskId, { ...(into.get(key.taskId) ?? {}), [key.key]: value });
         };
       }
+      // A new try clears the XComs of the tries before it: so does the record.
+      if (prop === 'clearXcoms') return async (task: TaskKey) => { await target.clearXcoms(task); into.delete(task.taskId); };
       const v = (target as any)[prop];
       return typeof v === 'function' ? v.bind(target) : v;
     },

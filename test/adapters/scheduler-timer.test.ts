@@ -1,8 +1,6 @@
 import {
   ConflictException,
   CreateScheduleCommand,
-  DeleteScheduleCommand,
-  ResourceNotFoundException,
   SchedulerClient,
   ThrottlingException,
 } from '@aws-sdk/client-scheduler';
@@ -108,17 +106,6 @@ describe('SchedulerTimer', () => {
     expect(scheduler.calls()).toHaveLength(0);
   });
 
-  it('cancels by deleting the schedule of the same name; a missing one is fine', async () => {
-    scheduler.on(DeleteScheduleCommand).resolvesOnce({}).rejects(new ResourceNotFoundException({ message: 'gone', $metadata: {} } as never));
-    await timer.cancel('etl/r1/wait/retry/1');
-    await timer.cancel('etl/r1/wait/retry/1');
-    expect(scheduler).toHaveReceivedNthCommandWith(DeleteScheduleCommand, 1, {
-      Name: scheduleName('etl/r1/wait/retry/1'),
-      GroupName: 'airless-timers',
-    });
-    expect(scheduler).toHaveReceivedCommandTimes(DeleteScheduleCommand, 2);
-    expect(metrics.get('scheduler.calls')).toBe(2);
-  });
 });
 
 describe('schedule names', () => {

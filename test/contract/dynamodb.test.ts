@@ -25,7 +25,8 @@ let n = 0;
 /** A fresh set of tables per test: DynamoDB Local creates them in a few milliseconds. */
 async function freshPrefix(): Promise<string> {
   const prefix = `c${process.pid}-${n++}-`;
-  await createTables(client, prefix);
+  // No TTL: the contract's dates (2025) are past for DynamoDB Local's real-time TTL sweep.
+  await createTables(client, prefix, {}, { ttl: false });
   return prefix;
 }
 

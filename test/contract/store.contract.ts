@@ -259,11 +259,37 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.getXcom(xk)).toBe(3);
       });
 
-      it('keeps signals until they expire', async () => {
-        await store.putSignal({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: T0 + 1000 });
-        expect(await store.getSignal('s1', T0 + 999)).toEqual({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: T0 + 1000 });
-        expect(await store.getSignal('s1', T0 + 1000)).toBeUndefined();
+      it('clears every XCom of one task instance, return value included, and nothing of another', async () => {
+        const t = { dagId: 'xc', runId: 'r1', taskId: 't' };
+        const u = { ...t, taskId: 'u' };
+        await store.putXcom({ ...t, key: 'return_value' }, 1);
+        await store.putXcom({ ...t, key: 'a' }, 'A', Math.ceil(T0 / 1000) + 3600);
+        await store.putXcom({ ...t, key: 'b' }, { big: bigValue(420_000) });
+        await store.putXcom({ ...u, key: 'a' }, 'U');
+        await store.putXcom({ ...u, key: 'return_value' }, 2);
+        await store.clearXcoms(t);
+        for (const key of ['return_value', 'a', 'b']) expect(await store.getXcom({ ...t, key })).toBeUndefined();
+        expect(await store.getXcom({ ...u, key: 'a' })).toBe('U');
+        expect(await store.getXcom({ ...u, key: 'return_value' })).toBe(2);
+        // A cleared task pushes again and clears again; clearing nothing is fine.
+        await store.putXcom({ ...t, key: 'c' }, 3);
+        await store.clearXcoms(t);
+        await store.clearXcoms(t);
+        expect(await store.getXcom({ ...t, key: 'c' })).toBeUndefined();
+      });
+
+      it('keeps signals until they expire (expiresAt in epoch seconds)', async () => {
+        const at = Math.ceil(T0 / 1000) + 60;
+        await store.putSignal({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: at });
+        expect(await store.getSignal('s1', at * 1000 - 1)).toEqual({ key: 's1', payload: { ok: true }, createdAt: T0, expiresAt: at });
+        expect(await store.getSignal('s1', at * 1000)).toBeUndefined();
         expect(await store.getSignal('none', T0)).toBeUndefined();
+      });
+
+      it('still reads a signal written in epoch milliseconds before issue 10', async () => {
+        await store.putSignal({ key: 's-old', payload: 1, createdAt: T0, expiresAt: T0 + 5000 });
+        expect(await store.getSignal('s-old', T0 + 4999)).toMatchObject({ key: 's-old', payload: 1 });
+        expect(await store.getSignal('s-old', T0 + 5000)).toBeUndefined();
       });
     });
   });

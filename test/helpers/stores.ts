@@ -29,7 +29,9 @@ export async function testStore(): Promise<Store> {
   if (!endpoint) throw new Error('AIRLESS_TEST_STORE=dynamodb but DynamoDB Local is not running (no Java or jar)');
   client ??= new DynamoDBClient({ endpoint, ...LOCAL_AWS });
   const tablePrefix = `e${process.pid}-${n++}-`;
-  await createTables(client, tablePrefix);
+  // No TTL: the suites' virtual clock stands in 2026-01, and DynamoDB Local's TTL sweep (on
+  // real time) would delete signals and XComs whose virtual expiry is long past, mid-test.
+  await createTables(client, tablePrefix, {}, { ttl: false });
   return new DynamoStore({ client, tablePrefix, blobs: new MemoryBlobStore() });
 }
 

@@ -72,7 +72,6 @@ export function lossyTimer(inner: Timer, prefix: string, n = 1, mode: 'throw' | 
       }
       return inner.schedule(id, at, message);
     },
-    cancel: (id) => inner.cancel(id),
   };
   return { timer, lost };
 }

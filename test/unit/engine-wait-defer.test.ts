@@ -116,7 +116,6 @@ describe('deferral', () => {
         }
         return inner.schedule(id, at, m);
       },
-      cancel: (id) => inner.cancel(id),
     };
     const r = await runOnce(made.rt, 'dup');
     expect(r.states).toEqual({ t: 'success', later: 'success' });
@@ -150,7 +149,6 @@ describe('deferral', () => {
         }
         return inner.schedule(id, when, m);
       },
-      cancel: (id) => inner.cancel(id),
     };
     const r = await runOnce(made.rt, 'stale');
     expect(first?.token).toBeTypeOf('string');

@@ -1,6 +1,6 @@
 /**
  * Sensors on the embedded runtime (virtual clock, one reconcile pass and one poke cycle
- * per minute): timeout exactness, softFail, poke errors, per-sensor poke intervals, and
+ * per minute): timeout exactness, softFail, silent poke errors, per-sensor poke intervals, and
  * reschedule mode with exponential backoff holding no slot between pokes.
  */
 import { describe, expect, it } from 'vitest';
@@ -17,11 +17,11 @@ function oneSensorDag(probe: ReturnType<typeof countingSensor>, opts: Record<str
 }
 
 describe('batched sensor timeout', () => {
-  it('fails at the first reconcile at or after start + timeout, not before, with the last poke error', async () => {
+  it('fails at the first reconcile at or after start + timeout, not before, with the last (silent) poke error', async () => {
     const clock = lateClock();
     const probe = countingSensor('probe', clock);
     probe.errors.set('x', 'disk offline');
-    const made = await makeRuntime([oneSensorDag(probe, { timeout: '10m' })]);
+    const made = await makeRuntime([oneSensorDag(probe, { timeout: '10m', silentFail: true })]);
     clock.set(made.clock);
     const { rt } = made;
     const run = await rt.trigger('s');
@@ -44,11 +44,11 @@ describe('batched sensor timeout', () => {
     expect(await rt.ports.store.getTrigger('s/' + run.runId + '/wait')).toBeUndefined();
   });
 
-  it('on the runtime the timeout lands exactly on its tick and a throwing poke counts as not yet', async () => {
+  it('on the runtime the timeout lands exactly on its tick and, with silentFail, a throwing poke counts as not yet', async () => {
     const clock = lateClock();
     const probe = countingSensor('probe', clock);
     probe.errors.set('x', 'HTTP 503');
-    const made = await makeRuntime([oneSensorDag(probe, { timeout: '6h', pokeInterval: '5m' })]);
+    const made = await makeRuntime([oneSensorDag(probe, { timeout: '6h', pokeInterval: '5m', silentFail: true })]);
     clock.set(made.clock);
     const r = await runOnce(made.rt, 's');
     expect(r.states).toEqual({ wait: 'failed', after: 'upstream_failed' });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { sendSignal } from '../../lib/engine/waiting.js';
 import { dag } from '../../lib/sdk/index.js';
 import type { DagDefinition } from '../../lib/sdk/types.js';
+import { sendRunSignal } from '../../lib/runtime/signals.js';
 import { makeRuntime, T0 } from '../helpers/runtime.js';
 import { lateClock, MIN } from '../helpers/waiting.js';
 
@@ -89,5 +90,38 @@ describe('signals', () => {
     const run = await rt.trigger('appr', { logicalDate: T0 });
     expect(await rt.runToCompletion('appr', run.runId)).toBe('done');
     expect(seen.map((s) => s.payload)).toEqual(['just in time', 'just in time']);
+  });
+});
+
+describe('run signals (airless run --signal, testDag signals)', () => {
+  const gate = () => dag('gate', { params: { env: 'dev' } }, ({ task }) => {
+    task('hold', {
+      execute: (ctx: any) => ctx.defer({ trigger: { event: 'approve-{{ params.env }}-{{ ds_nodash }}' }, resume: 'go', timeout: '1h' }),
+      go: (_ctx: any, input: any) => input.event.key,
+    });
+  });
+
+  it('renders the key with DAG params overlaid by conf, as the task renders its own event key', async () => {
+    const { rt } = await makeRuntime([gate()]);
+    const spec = (await rt.ports.store.getDag('gate'))!.spec;
+    const prod = await rt.trigger('gate', { conf: { env: 'prod' }, logicalDate: T0, runId: 'prod' });
+    const dev = await rt.trigger('gate', { logicalDate: T0, runId: 'dev' });
+    await rt.runUntil(async () => (await rt.ports.store.listTasks('gate', 'dev')).every((t) => t.state === 'deferred') &&
+      (await rt.ports.store.listTasks('gate', 'prod')).every((t) => t.state === 'deferred'));
+    expect(await sendRunSignal(rt.ports, prod, spec, 'approve-{{ params.env }}-{{ ds_nodash }}', true)).toBe('approve-prod-20260101');
+    expect(await sendRunSignal(rt.ports, dev, spec, 'approve-{{ params.env }}-{{ ds_nodash }}', true)).toBe('approve-dev-20260101');
+    expect(await rt.runToCompletion('gate', 'prod')).toBe('done');
+    expect(await rt.runToCompletion('gate', 'dev')).toBe('done');
+    const key = (runId: string) => rt.ports.store.getXcom({ dagId: 'gate', runId, taskId: 'hold', key: 'return_value' });
+    expect(await key('prod')).toBe('approve-prod-20260101');
+    expect(await key('dev')).toBe('approve-dev-20260101');
+  });
+
+  it('refuses {{ task_id }} in a run signal key with a clear error', async () => {
+    const { rt } = await makeRuntime([gate()]);
+    const spec = (await rt.ports.store.getDag('gate'))!.spec;
+    const run = await rt.trigger('gate', { logicalDate: T0 });
+    await expect(sendRunSignal(rt.ports, run, spec, 'approve-{{ task_id }}', true)).rejects.toThrow(/uses \{\{ task_id \}\}: a signal is sent for the run/);
+    await expect(sendRunSignal(rt.ports, run, spec, 'approve-{{ params.nope }}', true)).rejects.toThrow(/unknown variable "params.nope"/);
   });
 });

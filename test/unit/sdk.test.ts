@@ -126,6 +126,18 @@ describe('handles', () => {
     expect(d.tasks.get('landed')).toEqual({});
   });
 
+  it('writes silentFail (Airflow silent_fail) into the manifest only when set, and refuses a non-boolean', () => {
+    const d = dag('silent', {}, ({ sensor }) => {
+      sensor('quiet', { type: 'file', pokeContext: { path: '/tmp/x' } }, { silentFail: true });
+    });
+    expect(d.spec.tasks[0].sensor).toMatchObject({ silentFail: true, softFail: false });
+    const bad = () => dag('loud', {}, ({ sensor }) => {
+      sensor('quiet', { type: 'file', pokeContext: { path: '/tmp/x' } }, { silentFail: 'yes' as never });
+    });
+    expect(bad).toThrow(InvalidDagError);
+    expect(bad).toThrow(/silentFail must be true or false, got "yes"/);
+  });
+
   it('applies Airflow defaults', () => {
     const d = dag('defaults', {}, ({ task }) => void task('a', async () => 1));
     expect(d.spec).toMatchObject({

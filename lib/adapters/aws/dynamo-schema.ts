@@ -132,7 +132,13 @@ function keySchema(pk: KeyAttr, sk?: KeyAttr): KeySchemaElement[] {
  * @example
  * await createTables(new DynamoDBClient({ endpoint }), `t${Date.now()}-`);
  */
-export async function createTables(client: DynamoDBClient, prefix: string, overrides: Partial<TableNames> = {}): Promise<TableNames> {
+export async function createTables(
+  client: DynamoDBClient,
+  prefix: string,
+  overrides: Partial<TableNames> = {},
+  /** `ttl: false` leaves TTL off: tests on a virtual clock write expiries DynamoDB Local's real-time sweep finds past. */
+  opts: { ttl?: boolean } = {},
+): Promise<TableNames> {
   const names = tableNames(prefix, overrides);
   await Promise.all(
     (Object.keys(TABLES) as TableId[]).map(async (id) => {
@@ -161,7 +167,7 @@ export async function createTables(client: DynamoDBClient, prefix: string, overr
         return;
       }
       await waitUntilTableExists({ client, maxWaitTime: 120, minDelay: 1 }, { TableName: names[id] });
-      if (def.ttlAttribute) {
+      if (def.ttlAttribute && opts.ttl !== false) {
         await client.send(
           new UpdateTimeToLiveCommand({ TableName: names[id], TimeToLiveSpecification: { Enabled: true, AttributeName: def.ttlAttribute } }),
         );

@@ -16,6 +16,8 @@ import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch }
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
 import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
+import { expiresAtSeconds, isExpired } from '../expiry.js';
+import { clearDynamoXcoms, indexXcomKey } from './dynamo-xcom-clear.js';
 import { deepFreeze } from '../../engine/index.js';
 import {
   Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
@@ -395,7 +397,12 @@ export class DynamoStore implements Store {
     const v = await encodeJson(xcomToJson(value, key), blobPath('xcom', ...path), `XCom ${path.join('/')}`, this.blobs);
     const item: Item = { pk: { S: `x:${JSON.stringify(path)}` }, v };
     if (expiresAt !== undefined) item['ttl'] = { N: String(Math.ceil(expiresAt)) };
+    await indexXcomKey(this.r, this.t.kv, key, expiresAt);
     await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
+  }
+
+  async clearXcoms(task: TaskKey): Promise<void> {
+    await clearDynamoXcoms(this.r, this.t.kv, task);
   }
 
   async getXcom(key: XcomKey): Promise<unknown> {
@@ -404,17 +411,17 @@ export class DynamoStore implements Store {
   }
 
   async putSignal(sig: SignalRecord): Promise<void> {
-    const item: Item = { ...encodeFields(sig, new Set(['payload'])), pk: { S: `s:${sig.key}` }, ttl: encodeValue('ttl', Math.ceil(sig.expiresAt / 1000)) };
+    const item: Item = { ...encodeFields(sig, new Set(['payload'])), pk: { S: `s:${sig.key}` }, ttl: encodeValue('ttl', expiresAtSeconds(sig.expiresAt)) };
     if (sig.payload !== undefined) item['payload'] = await encodeJson(sig.payload, blobPath('signal', sig.key), `payload of signal ${sig.key}`, this.blobs);
     await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
   }
 
-  /** `expiresAt` is epoch ms; TTL deletion (in seconds, late by up to days) is only the clean-up. */
+  /** `expiresAt` is epoch seconds (ms in rows from before issue 10); TTL deletion, late by up to days, is only the clean-up. */
   async getSignal(key: string, now: number): Promise<SignalRecord | undefined> {
     const item = await getItem(this.r, this.t.kv, { pk: { S: `s:${key}` } });
     if (!item) return undefined;
     const sig = (await decodeFields(item, this.blobs)) as unknown as SignalRecord;
-    return sig.expiresAt <= now ? undefined : sig;
+    return isExpired(sig.expiresAt, now) ? undefined : sig;
   }
 
   // ---------------------------------------------------------------------- helpers

@@ -6,8 +6,6 @@
 import {
   ConflictException,
   CreateScheduleCommand,
-  DeleteScheduleCommand,
-  ResourceNotFoundException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { encodeQueueMessage } from '../../engine/index.js';
@@ -105,20 +103,6 @@ export class SchedulerTimer implements Timer {
         return;
       }
       throw wrapAwsError(`EventBridge Scheduler CreateSchedule ${this.o.groupName}/${name}`, e);
-    }
-  }
-
-  async cancel(id: string): Promise<void> {
-    const name = scheduleName(id);
-    this.o.metrics?.count('scheduler.calls');
-    try {
-      await this.o.scheduler.send(new DeleteScheduleCommand({ Name: name, GroupName: this.o.groupName }));
-    } catch (e) {
-      // Already fired (and auto-deleted), already cancelled, or never needed Scheduler
-      // because the wait was short: an SQS delay cannot be withdrawn, so the engine
-      // ignores stale fires by their try number.
-      if (e instanceof ResourceNotFoundException || isAwsError(e, 'ResourceNotFoundException')) return;
-      throw wrapAwsError(`EventBridge Scheduler DeleteSchedule ${this.o.groupName}/${name}`, e);
     }
   }
 }

@@ -12,6 +12,8 @@ import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRec
 import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { decodeXcom, encodeXcom } from '../xcom-codec.js';
+import { isExpired } from '../expiry.js';
+import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { deepFreeze } from '../../engine/index.js';
 
@@ -421,15 +423,19 @@ export class MemoryStore implements Store {
     return v === undefined ? undefined : decodeXcom(v);
   }
 
+  async clearXcoms(task: TaskKey): Promise<void> {
+    clearMemoryXcoms(this.xcoms, taskKey(task));
+  }
+
   async putSignal(sig: SignalRecord): Promise<void> {
     this.signals.set(sig.key, compact({ ...sig, payload: jsonClone(sig.payload) }));
   }
 
-  /** `expiresAt` is epoch ms, like every time in records; a signal at or past it is gone. */
+  /** `expiresAt` is epoch seconds, as every expiry; a signal at or past it is gone. */
   async getSignal(key: string, now: number): Promise<SignalRecord | undefined> {
     const s = this.signals.get(key);
     if (!s) return undefined;
-    if (s.expiresAt <= now) {
+    if (isExpired(s.expiresAt, now)) {
       this.signals.delete(key);
       return undefined;
     }

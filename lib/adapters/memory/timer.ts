@@ -16,10 +16,6 @@ export class MemoryTimer implements Timer {
     this.scheduled++;
   }
 
-  async cancel(id: string): Promise<void> {
-    this.timers.delete(id);
-  }
-
   /** Sends every due timer's message to the queue; returns how many. */
   async deliverDue(): Promise<number> {
     const now = this.clock.now();
