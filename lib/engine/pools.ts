@@ -1,0 +1,123 @@
+/**
+ * Pools and per-task concurrency, the moving part. A limited task that is ready joins the
+ * waiting index of its first counter (`waitKey`, ordered by `waitRank`: weight, then time),
+ * then the best waiters of that counter are started while slots are free. A task that
+ * gives slots back starts the best waiters of each counter it held directly, without
+ * polling; reconcile only repeats this for what an index lag or a crash missed.
+ * A waiting task is `scheduled`: it holds no worker and no message.
+ */
+import { loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
+import type { DagSpec, PoolSpec, TaskInstance, TaskKey } from './model.js';
+import { taskKeyString } from './model.js';
+import type { Ports } from './ports.js';
+import { checkPools, limitKeys, waitRank } from './pool-limits.js';
+import { annotate, transition } from './transition.js';
+
+/** Waiters read per look at the index. */
+const BATCH = 25;
+/** Looks per wake: enough to pass stale index entries, bounded so one wake stays short. */
+const MAX_LOOKS = 8;
+
+type StartOutcome = 'started' | 'full' | 'passed' | 'stale';
+
+/**
+ * Queues a ready task that has pool or per-task limits: it waits in the index of its
+ * first counter, then the best waiters of that counter start. True when this task was
+ * queued. A deferral that resumes still holds its slots and is queued at once.
+ *
+ * @example
+ * if (isLimited(t)) return queueLimited(p, rc, ti);
+ */
+export async function queueLimited(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
+  if (ti.slotsHeld) {
+    const r = await transition(p, rc, ti, 'queued');
+    if (r.ok) await send(p, r.item);
+    return r.ok;
+  }
+  const t = taskSpec(rc.spec, ti.taskId);
+  let waiting = ti;
+  if (ti.state !== 'scheduled' || !ti.ready || ti.waitKey === undefined) {
+    const fields = {
+      ready: true,
+      waitKey: limitKeys(rc.run.dagId, rc.run.runId, t)[0],
+      waitRank: waitRank(t.priorityWeight ?? 1, p.clock.now(), taskKeyString(ti)),
+    };
+    // A retry waits in `scheduled` like a first try; the try number moves when it is queued.
+    const r = ti.state === 'scheduled' ? await annotate(p, ti, fields) : await transition(p, rc, ti, 'scheduled', fields);
+    if (!r.ok) return false;
+    waiting = r.item;
+    p.metrics.count('PoolWaits');
+  }
+  const started = await wakeWaiters(p, waiting.waitKey!);
+  return started.has(taskKeyString(waiting));
+}
+
+/** After a task gave its slots back (`ti` as it was read, holding them): starts the best waiters of each counter. */
+export async function wakeLimits(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
+  if (!ti.slotsHeld) return;
+  for (const key of limitKeys(rc.run.dagId, rc.run.runId, taskSpec(rc.spec, ti.taskId))) await wakeWaiters(p, key);
+}
+
+/**
+ * Starts the waiters of one counter, best first, until the counter refuses one. A waiter
+ * refused by another of its counters moves to that counter's index and the next is
+ * tried; one refused by its run's maxActiveTasks keeps waiting (the run wakes it).
+ * Returns the keys of the tasks it started.
+ */
+export async function wakeWaiters(p: Ports, waitKey: string): Promise<Set<string>> {
+  const started = new Set<string>();
+  const passed = new Set<string>();
+  for (let look = 0; look < MAX_LOOKS; look++) {
+    const keys = (await p.store.listWaiters(waitKey, BATCH + passed.size)).filter((k) => !passed.has(taskKeyString(k)));
+    if (keys.length === 0) return started;
+    let moved = false;
+    for (const k of keys) {
+      const out = await tryStart(p, k, waitKey);
+      if (out === 'full') return started;
+      if (out === 'started') started.add(taskKeyString(k));
+      else passed.add(taskKeyString(k));
+      moved ||= out !== 'stale';
+    }
+    // Only stale entries (an index that lags behind the table): reconcile catches up.
+    if (!moved) return started;
+  }
+  return started;
+}
+
+async function tryStart(p: Ports, key: TaskKey, waitKey: string): Promise<StartOutcome> {
+  const ti = await p.store.getTask(key);
+  if (!ti || ti.state !== 'scheduled' || !ti.ready || ti.waitKey !== waitKey) return 'stale';
+  const rc = await loadRunCtx(p, key.dagId, key.runId);
+  if (!rc || rc.run.state !== 'running') {
+    // Its run ended without it (marked, timed out): it leaves the index.
+    await annotate(p, ti, { waitKey: null, waitRank: null });
+    return 'stale';
+  }
+  const r = await transition(p, rc, ti, 'queued');
+  if (r.ok) {
+    await send(p, r.item);
+    p.metrics.count('PoolStarts');
+    return 'started';
+  }
+  if (r.reason !== 'slots') return 'stale';
+  if (r.limit === waitKey) return 'full';
+  if (r.limit !== undefined) {
+    // Another counter of this task is full: wait there, keeping the place in line.
+    await annotate(p, ti, { waitKey: r.limit });
+  }
+  return 'passed';
+}
+
+async function send(p: Ports, ti: TaskInstance): Promise<void> {
+  await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber }]);
+}
+
+/**
+ * Registers a bundle's pools (creating them, or moving their slots to the declared number),
+ * after checking that every pool its tasks use is declared. A pool a later bundle no
+ * longer declares is kept: runs pinned to an older bundle may still hold its slots.
+ */
+export async function registerPools(p: Ports, dags: readonly DagSpec[], pools: readonly PoolSpec[]): Promise<void> {
+  checkPools(dags, pools);
+  for (const pool of pools) await p.store.registerPool(pool);
+}
