@@ -14,16 +14,21 @@ import { checkPools, limitKeys, waitRank } from './pool-limits.js';
 import { annotate, transition } from './transition.js';
 
 /** Waiters read per look at the index. */
-const BATCH = 25;
-/** Looks per wake: enough to pass stale index entries, bounded so one wake stays short. */
-const MAX_LOOKS = 8;
+const BATCH = 10;
+/**
+ * Entries that turn out stale (started by a concurrent wake, or an index that lags) a wake
+ * passes before it stops. It bounds a burst of arrivals on a roomy pool to a constant
+ * number of reads per task instead of one per waiter; what it leaves, reconcile starts.
+ */
+const MAX_STALE = 10;
 
 type StartOutcome = 'started' | 'full' | 'passed' | 'stale';
 
 /**
  * Queues a ready task that has pool or per-task limits: it waits in the index of its
- * first counter, then the best waiters of that counter start. True when this task was
- * queued. A deferral that resumes still holds its slots and is queued at once.
+ * first counter, then the best waiter of that counter starts if a slot is free (the task
+ * itself, unless a better one waits). True when this task was queued. A deferral that
+ * resumes still holds its slots and is queued at once.
  *
  * @example
  * if (isLimited(t)) return queueLimited(p, rc, ti);
@@ -48,46 +53,56 @@ export async function queueLimited(p: Ports, rc: RunCtx, ti: TaskInstance): Prom
     waiting = r.item;
     p.metrics.count('PoolWaits');
   }
-  const started = await wakeWaiters(p, waiting.waitKey!);
+  // One arrival adds one waiter and frees nothing: it starts at most one task.
+  const started = await wakeWaiters(p, waiting.waitKey!, 1);
   return started.has(taskKeyString(waiting));
 }
 
 /** After a task gave its slots back (`ti` as it was read, holding them): starts the best waiters of each counter. */
 export async function wakeLimits(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
   if (!ti.slotsHeld) return;
-  for (const key of limitKeys(rc.run.dagId, rc.run.runId, taskSpec(rc.spec, ti.taskId))) await wakeWaiters(p, key);
+  const t = taskSpec(rc.spec, ti.taskId);
+  for (const key of limitKeys(rc.run.dagId, rc.run.runId, t)) {
+    await wakeWaiters(p, key, key.startsWith('pool:') ? (t.poolSlots ?? 1) : 1);
+  }
 }
 
 /**
- * Starts the waiters of one counter, best first, until the counter refuses one. A waiter
- * refused by another of its counters moves to that counter's index and the next is
- * tried; one refused by its run's maxActiveTasks keeps waiting (the run wakes it).
+ * Starts up to `maxStarts` waiters of one counter, best first, until the counter refuses
+ * one. A waiter refused by another of its counters moves to that counter's index and the
+ * next is tried; one refused by its run's maxActiveTasks keeps waiting (the run wakes it).
  * Returns the keys of the tasks it started.
  */
-export async function wakeWaiters(p: Ports, waitKey: string): Promise<Set<string>> {
+export async function wakeWaiters(p: Ports, waitKey: string, maxStarts: number): Promise<Set<string>> {
   const started = new Set<string>();
   const passed = new Set<string>();
-  for (let look = 0; look < MAX_LOOKS; look++) {
+  const runs = new Map<string, Promise<RunCtx | undefined>>();
+  let stale = 0;
+  for (;;) {
     const keys = (await p.store.listWaiters(waitKey, BATCH + passed.size)).filter((k) => !passed.has(taskKeyString(k)));
     if (keys.length === 0) return started;
-    let moved = false;
     for (const k of keys) {
-      const out = await tryStart(p, k, waitKey);
+      const out = await tryStart(p, k, waitKey, runs);
       if (out === 'full') return started;
-      if (out === 'started') started.add(taskKeyString(k));
-      else passed.add(taskKeyString(k));
-      moved ||= out !== 'stale';
+      if (out === 'started') {
+        started.add(taskKeyString(k));
+        if (started.size >= maxStarts) return started;
+      } else {
+        passed.add(taskKeyString(k));
+      }
+      stale = out === 'stale' ? stale + 1 : 0;
+      if (stale >= MAX_STALE) return started;
     }
-    // Only stale entries (an index that lags behind the table): reconcile catches up.
-    if (!moved) return started;
   }
-  return started;
 }
 
-async function tryStart(p: Ports, key: TaskKey, waitKey: string): Promise<StartOutcome> {
+async function tryStart(p: Ports, key: TaskKey, waitKey: string, runs: Map<string, Promise<RunCtx | undefined>>): Promise<StartOutcome> {
   const ti = await p.store.getTask(key);
   if (!ti || ti.state !== 'scheduled' || !ti.ready || ti.waitKey !== waitKey) return 'stale';
-  const rc = await loadRunCtx(p, key.dagId, key.runId);
+  const runKey = `${key.dagId}/${key.runId}`;
+  let pending = runs.get(runKey);
+  if (!pending) runs.set(runKey, (pending = loadRunCtx(p, key.dagId, key.runId)));
+  const rc = await pending;
   if (!rc || rc.run.state !== 'running') {
     // Its run ended without it (marked, timed out): it leaves the index.
     await annotate(p, ti, { waitKey: null, waitRank: null });

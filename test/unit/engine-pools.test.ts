@@ -101,7 +101,7 @@ describe('pools: slots are never exceeded', () => {
       });
     const { rt, clock } = await makeRuntime([make('left'), make('right')], { concurrency: 16 });
     holder.clock = clock;
-    const runs = [];
+    const runs: { dagId: string; runId: string }[] = [];
     for (const dagId of ['left', 'right']) for (const runId of ['a', 'b']) runs.push(await rt.trigger(dagId, { runId }));
     const outcome = await rt.runUntil(async () => {
       const all = await Promise.all(runs.map((x) => rt.ports.store.getRun(x.dagId, x.runId)));
