@@ -78,6 +78,8 @@ export async function wakeWaiters(p: Ports, waitKey: string, maxStarts: number):
   const passed = new Set<string>();
   const runs = new Map<string, Promise<RunCtx | undefined>>();
   let stale = 0;
+  // A refused start is a failed transaction, billed like a write: a full pool is seen by a read instead.
+  if (waitKey.startsWith('pool:') && ((await p.store.getPool(waitKey.slice(5)))?.free ?? 0) <= 0) return started;
   for (;;) {
     const keys = (await p.store.listWaiters(waitKey, BATCH + passed.size)).filter((k) => !passed.has(taskKeyString(k)));
     if (keys.length === 0) return started;
