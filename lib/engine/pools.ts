@@ -24,6 +24,9 @@ const MAX_STALE = 10;
 
 type StartOutcome = 'started' | 'full' | 'passed' | 'stale';
 
+/** Counters already woken for a run context (one reconcile pass over a run, one run wake). */
+const rewoken = new WeakMap<RunCtx, Set<string>>();
+
 /**
  * Queues a ready task that has pool or per-task limits: it waits in the index of its
  * first counter, then the best waiter of that counter starts if a slot is free (the task
@@ -39,20 +42,26 @@ export async function queueLimited(p: Ports, rc: RunCtx, ti: TaskInstance): Prom
     if (r.ok) await send(p, r.item);
     return r.ok;
   }
-  const t = taskSpec(rc.spec, ti.taskId);
-  let waiting = ti;
-  if (ti.state !== 'scheduled' || !ti.ready || ti.waitKey === undefined) {
-    const fields = {
-      ready: true,
-      waitKey: limitKeys(rc.run.dagId, rc.run.runId, t)[0],
-      waitRank: waitRank(t.priorityWeight ?? 1, p.clock.now(), taskKeyString(ti)),
-    };
-    // A retry waits in `scheduled` like a first try; the try number moves when it is queued.
-    const r = ti.state === 'scheduled' ? await annotate(p, ti, fields) : await transition(p, rc, ti, 'scheduled', fields);
-    if (!r.ok) return false;
-    waiting = r.item;
-    p.metrics.count('PoolWaits');
+  if (ti.state === 'scheduled' && ti.ready && ti.waitKey !== undefined) {
+    // Already waiting: decided again by reconcile (the safety net) or a run's wake. Once
+    // per counter and pass, start every waiter that fits, not one look per waiter.
+    let seen = rewoken.get(rc);
+    if (!seen) rewoken.set(rc, (seen = new Set()));
+    if (seen.has(ti.waitKey)) return false;
+    seen.add(ti.waitKey);
+    return (await wakeWaiters(p, ti.waitKey, Number.POSITIVE_INFINITY)).has(taskKeyString(ti));
   }
+  const t = taskSpec(rc.spec, ti.taskId);
+  const fields = {
+    ready: true,
+    waitKey: limitKeys(rc.run.dagId, rc.run.runId, t)[0],
+    waitRank: waitRank(t.priorityWeight ?? 1, p.clock.now(), taskKeyString(ti)),
+  };
+  // A retry waits in `scheduled` like a first try; the try number moves when it is queued.
+  const r = ti.state === 'scheduled' ? await annotate(p, ti, fields) : await transition(p, rc, ti, 'scheduled', fields);
+  if (!r.ok) return false;
+  const waiting = r.item;
+  p.metrics.count('PoolWaits');
   // One arrival adds one waiter and frees nothing: it starts at most one task.
   const started = await wakeWaiters(p, waiting.waitKey!, 1);
   return started.has(taskKeyString(waiting));
