@@ -3,7 +3,7 @@ import type { VirtualClock } from '../../lib/adapters/memory/clock.js';
 import { loadRunCtx, type TaskInstance, type TaskKey } from '../../lib/engine/index.js';
 import { transition } from '../../lib/engine/transition.js';
 import { dag, definePool } from '../../lib/sdk/index.js';
-import { recordSends, taskMessages } from '../helpers/observe.js';
+import { recordSends, taskMessages, trackPeaks } from '../helpers/observe.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';
 
 const MIN = 60_000;
@@ -99,7 +99,9 @@ describe('pools: slots are never exceeded', () => {
         const start = task('start', () => 1);
         start.before(Array.from({ length: 10 }, (_, i) => task(`t${i}`, () => c.run('shared', `${dagId}.t${i}`, holder.clock!, MIN), { pool: shared, priorityWeight: i % 4 })));
       });
-    const { rt, clock } = await makeRuntime([make('left'), make('right')], { concurrency: 16 });
+    // Observed, as `airless run` and `airless dev` observe their store: the wrapper must pass the counters on.
+    const peaks = trackPeaks();
+    const { rt, clock } = await makeRuntime([make('left'), make('right')], { concurrency: 16, onEvent: peaks.onEvent });
     holder.clock = clock;
     const runs: { dagId: string; runId: string }[] = [];
     for (const dagId of ['left', 'right']) for (const runId of ['a', 'b']) runs.push(await rt.trigger(dagId, { runId }));
@@ -111,6 +113,7 @@ describe('pools: slots are never exceeded', () => {
     for (const x of runs) expect((await rt.ports.store.getRun(x.dagId, x.runId))!.state).toBe('success');
     expect(c.order).toHaveLength(40);
     expect(c.peak('shared')).toBe(3);
+    expect(peaks.maxActiveTasks).toBeGreaterThanOrEqual(3);
     expect(clock.now() - T0).toBe(Math.ceil(40 / 3) * MIN);
     expect((await rt.ports.store.getPool('shared'))!.free).toBe(3);
   });
