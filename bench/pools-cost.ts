@@ -35,7 +35,7 @@ async function measure(client: DynamoDBClient, name: string, opts: TaskOptions, 
   const outcome = await rt.runToCompletion(d.spec.dagId, run.runId);
   const tasks = FAN + 1;
   const per = (k: 'wcu' | 'rcu' | 'requests') => Math.round(((store.usage[k] - before[k]) / tasks) * 100) / 100;
-  return { name, outcome, tasks, wcuPerTask: per('wcu'), rcuPerTask: per('rcu'), requestsPerTask: per('requests'), poolWaits: rt.metrics.get('PoolWaits') ?? 0 };
+  return { name, outcome, tasks, wcuPerTask: per('wcu'), rcuPerTask: per('rcu'), requestsPerTask: per('requests') };
 }
 
 const { values } = parseArgs({ options: { 'dynamodb-endpoint': { type: 'string' } } });

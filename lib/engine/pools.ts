@@ -61,7 +61,6 @@ export async function queueLimited(p: Ports, rc: RunCtx, ti: TaskInstance): Prom
   const r = ti.state === 'scheduled' ? await annotate(p, ti, fields) : await transition(p, rc, ti, 'scheduled', fields);
   if (!r.ok) return false;
   const waiting = r.item;
-  p.metrics.count('PoolWaits');
   // One arrival adds one waiter and frees nothing: it starts at most one task.
   const started = await wakeWaiters(p, waiting.waitKey!, 1);
   return started.has(taskKeyString(waiting));
@@ -122,7 +121,6 @@ async function tryStart(p: Ports, key: TaskKey, waitKey: string, runs: Map<strin
   const r = await transition(p, rc, ti, 'queued');
   if (r.ok) {
     await send(p, r.item);
-    p.metrics.count('PoolStarts');
     return 'started';
   }
   if (r.reason !== 'slots') return 'stale';

@@ -280,6 +280,8 @@ describe('pools: crashes', () => {
     const r = await runOnce(rt, 'plain');
     expect(r.run.state).toBe('success');
     expect(r.tasks.a.slotsHeld).toBeUndefined();
-    expect(rt.metrics.get('PoolWaits') ?? 0).toBe(0);
+    expect(r.tasks.b.waitKey).toBeUndefined();
+    // Created already queued (no waiting mark): a's message went out at the run's start.
+    expect(r.tasks.a.queuedAt).toBe(r.run.startedAt);
   });
 });
