@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { InvalidDagError } from '../engine/index.js';
 import type { DagSpec, Manifest } from '../engine/index.js';
-import { BUILTIN_SENSOR_TYPES, validateDagSpec } from '../engine/index.js';
+import { BUILTIN_SENSOR_TYPES, checkPools, validateDagSpec } from '../engine/index.js';
 import { sha256Hex } from './collect.js';
 import { collectIsolated } from './collect-isolated.js';
 import { checkDeployable } from './collect.js';
@@ -125,12 +125,15 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     checkDeployable({ spec }, file);
     dags.push(spec);
   }
+  const pools = collected.pools.map(({ file: _file, ...pool }) => pool).sort((a, b) => (a.name < b.name ? -1 : 1));
+  checkPools(dags, pools);
   const manifest: Manifest = {
     formatVersion: 1,
     bundleSha256: sha,
     builtAt: (opts.now ?? new Date()).toISOString(),
     dags,
     sensorTypes,
+    ...(pools.length ? { pools } : {}),
   };
   const manifestPath = path.join(outDir, 'manifest.json');
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);

@@ -17,7 +17,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
   const mod = await import(workerData.url);
   if (!Array.isArray(mod.files)) throw Object.assign(new Error('not an Airless bundle: it has no files export'), { file: '' });
-  const dags = new Map(), sensors = new Map(), warnings = [];
+  const dags = new Map(), sensors = new Map(), pools = new Map(), warnings = [];
   for (const entry of mod.files) {
     parentPort.postMessage({ loading: entry.file });
     globalThis.__airlessDagCalls = [];
@@ -34,7 +34,15 @@ const { parentPort, workerData } = require('node:worker_threads');
       sensors.set(def.type, { def, file: entry.file });
       return true;
     };
+    const addPool = (def) => {
+      const seen = pools.get(def.name);
+      if (seen && (seen.slots !== def.slots || seen.description !== def.description)) { fail('pool "' + def.name + '" is declared twice with different settings, in ' + seen.file + ' and in ' + entry.file); return false; }
+      if (!seen) pools.set(def.name, { name: def.name, slots: def.slots, description: def.description, file: entry.file });
+      return true;
+    };
     for (const v of Object.values(ns)) {
+      if (v && v.__airless === 'pool') { if (!addPool(v)) return; continue; }
+      if (v && v.__airless === 'dag') for (const p of v.pools || []) if (!addPool(p)) return;
       if (v && v.__airless === 'dag') {
         const id = v.spec.dagId;
         exported.add(id);
@@ -52,6 +60,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   parentPort.postMessage({ done: {
     dags: [...dags.values()].map(({ def, file }) => ({ spec: def.spec, file })),
     sensors: [...sensors.values()].map(({ def, file }) => ({ type: def.type, file })),
+    pools: [...pools.values()],
     warnings,
   } });
 })().catch((e) => parentPort.postMessage({ failed: { file: '', name: e && e.name, message: String(e && e.message || e) } }));
@@ -60,6 +69,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 export interface IsolatedCollection {
   dags: Array<{ spec: DagSpec; file: string }>;
   sensors: Array<{ type: string; file: string }>;
+  /** Pools declared with definePool (exported, or used by object). */
+  pools: Array<{ name: string; slots: number; description?: string; file: string }>;
   /** Files that build a DAG without exporting it. */
   warnings: string[];
 }

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { InvalidDagError } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 import { toEventBridgeExpression } from '../adapters/aws/eventbridge-cron.js';
-import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
+import type { DagDefinition, PoolDefinition, SensorDefinition } from '../sdk/types.js';
 
 /** One entry of the bundle's `files` export; `load` evaluates the file lazily. */
 export interface BundleFileEntry {
@@ -19,6 +19,8 @@ export interface BundleFileEntry {
 export interface Collected {
   dags: Map<string, { def: DagDefinition; file: string }>;
   sensors: Map<string, { def: SensorDefinition; file: string }>;
+  /** Pools declared with definePool (exported, or used by object). */
+  pools?: Map<string, { def: PoolDefinition; file: string }>;
 }
 
 /** sha256 (hex) of bytes. */
@@ -38,7 +40,7 @@ export async function importBundle(bundlePath: string, sha: string): Promise<Rec
   return (await import(/* @vite-ignore */ url)) as Record<string, unknown>;
 }
 
-function isBrand<T>(v: unknown, brand: 'dag' | 'sensor'): v is T {
+function isBrand<T>(v: unknown, brand: 'dag' | 'sensor' | 'pool'): v is T {
   return typeof v === 'object' && v !== null && (v as { __airless?: unknown }).__airless === brand;
 }
 
@@ -69,7 +71,14 @@ export function errorInFile(e: unknown, file: string): InvalidDagError {
 export async function collectDefinitions(mod: Record<string, unknown>): Promise<Collected> {
   const files = mod.files as BundleFileEntry[] | undefined;
   if (!Array.isArray(files)) throw new InvalidDagError('not an Airless bundle: it has no `files` export');
-  const out: Collected = { dags: new Map(), sensors: new Map() };
+  const out: Collected = { dags: new Map(), sensors: new Map(), pools: new Map() };
+  const addPool = (def: PoolDefinition, file: string) => {
+    const seen = out.pools!.get(def.name);
+    if (seen && (seen.def.slots !== def.slots || seen.def.description !== def.description)) {
+      throw new InvalidDagError(`pool "${def.name}" is declared twice with different settings, in ${seen.file} and in ${file}`, { file });
+    }
+    if (!seen) out.pools!.set(def.name, { def, file });
+  };
   const addSensor = (def: SensorDefinition, file: string) => {
     const seen = out.sensors.get(def.type);
     if (seen?.def === def) return;
@@ -101,8 +110,11 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
         if (!seen) out.dags.set(id, { def: value, file: entry.file });
         checkDeployable(value, entry.file);
         for (const s of value.sensors) addSensor(s, entry.file);
+        for (const p of value.pools ?? []) addPool(p, entry.file);
       } else if (isBrand<SensorDefinition>(value, 'sensor')) {
         addSensor(value, entry.file);
+      } else if (isBrand<PoolDefinition>(value, 'pool')) {
+        addPool(value, entry.file);
       }
     }
   }

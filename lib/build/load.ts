@@ -7,6 +7,7 @@ import { BundleError } from '../engine/index.js';
 import type { DagSpec, Manifest } from '../engine/index.js';
 import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import { collectDefinitions, importBundle, sha256Hex, type Collected } from './collect.js';
+import { poolSpec } from '../sdk/pools.js';
 
 /**
  * Imports `bundle.mjs` and returns its task methods and sensor pokes. With a manifest, the
@@ -41,6 +42,7 @@ export async function loadBundle(bundlePath: string, manifest?: Manifest): Promi
     builtAt: new Date(0).toISOString(),
     dags: [...collected.dags.values()].map(({ def, file }): DagSpec => ({ ...def.spec, file })),
     sensorTypes: [...collected.sensors.keys()].sort(),
+    pools: [...(collected.pools?.values() ?? [])].map(({ def }) => poolSpec(def)),
   };
   return {
     manifest: m,

@@ -40,3 +40,4 @@ export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';
+export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './pool-limits.js';

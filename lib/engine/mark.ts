@@ -12,6 +12,7 @@ import { loadRunCtx } from './dag-index.js';
 import { afterTerminal, wakeReady } from './settle.js';
 import { transition } from './transition.js';
 import { clearTasks, downstreamClosure } from './runs.js';
+import { wakeLimits } from './pools.js';
 
 export const MARK_STATES = ['success', 'failed', 'skipped'] as const;
 export type MarkState = (typeof MARK_STATES)[number];
@@ -45,6 +46,7 @@ export async function markTask(p: Ports, dagId: string, runId: string, taskId: s
   if (!isTerminal(from)) {
     await afterTerminal(p, rc, taskId, to);
     if (from === 'queued' || from === 'running') await wakeReady(p, rc);
+    await wakeLimits(p, rc, ti);
     return r;
   }
   // Finished before: tell the downstream the new outcome first, then clear them, so the

@@ -68,6 +68,20 @@ export interface TaskSpec extends RetryPolicy {
   methods?: string[];
   /** Built-in operator arguments (templated strings), if any. */
   args?: Record<string, unknown>;
+  /** Pool and per-task concurrency (pool-limits.ts); set only on limited tasks. */
+  pool?: string;
+  poolSlots?: number;
+  /** Effective weight under the task's weight rule, computed at build (Airflow's priority_weight_total). */
+  priorityWeight?: number;
+  maxActiveTisPerDag?: number;
+  maxActiveTisPerDagrun?: number;
+}
+
+/** A pool declared with `definePool` in a DAG file of the bundle. */
+export interface PoolSpec {
+  name: string;
+  slots: number;
+  description?: string;
 }
 
 export interface DagSpec {
@@ -98,6 +112,8 @@ export interface Manifest {
   dags: DagSpec[];
   /** Sensor types defined with `defineSensor` in this bundle. */
   sensorTypes: string[];
+  /** Pools declared with `definePool` in this bundle. */
+  pools?: PoolSpec[];
 }
 
 // ---------------------------------------------------------------------------
@@ -159,6 +175,11 @@ export interface TaskInstance extends TaskKey {
   upstream: Record<string, UpstreamOutcome>;
   /** Scheduled and decided ready to queue, waiting for a free maxActiveTasks slot. */
   ready?: boolean;
+  /** Holds its pool and per-task slots (queued, running, deferred), moved with the state (pool-limits.ts). */
+  slotsHeld?: boolean;
+  /** Waiting for a slot of this pool or per-task limit, in the order of `waitRank` (pools.ts). */
+  waitKey?: string;
+  waitRank?: string;
   /** Claim token of the worker that holds the current try. */
   owner?: string;
   leaseUntil?: number;

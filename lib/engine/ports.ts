@@ -7,6 +7,7 @@ import type {
   DagRecord,
   DagRun,
   Manifest,
+  PoolSpec,
   SignalRecord,
   TaskInstance,
   TaskKey,
@@ -25,7 +26,7 @@ import type { RunState, TaskState } from './states.js';
  */
 export type Cas<T> =
   | { ok: true; item: T }
-  | { ok: false; current: T | undefined; reason?: 'condition' | 'slots' };
+  | { ok: false; current: T | undefined; reason?: 'condition' | 'slots'; limit?: string };
 
 /** Conditions of a task write; every given field must match. */
 export interface TaskExpect {
@@ -55,6 +56,25 @@ export type RunPatch = {
 export interface SlotChange {
   delta: 1 | -1;
   max?: number;
+}
+
+/**
+ * A pool or per-task counter moved with a task write (pool-limits.ts). `pool:<name>`
+ * counters keep the slots left (`free`, set by `registerPool`); the others count slots used
+ * against `max`. A take (`delta > 0`) that does not fit is refused with `reason: 'slots'`
+ * and `limit: key`; a give-back to a counter that is gone is dropped.
+ */
+export interface LimitMove {
+  key: string;
+  delta: number;
+  max?: number;
+  /** TTL (epoch seconds) of a per-run counter. */
+  expiresAt?: number;
+}
+
+/** A registered pool and the slots it has left. */
+export interface PoolState extends PoolSpec {
+  free: number;
 }
 
 export interface Store {
@@ -95,8 +115,8 @@ export interface Store {
   putTask(ti: TaskInstance): Promise<Cas<TaskInstance>>;
   getTask(key: TaskKey): Promise<TaskInstance | undefined>;
   listTasks(dagId: string, runId: string): Promise<TaskInstance[]>;
-  /** Compare-and-set on state (and try number, owner); optionally moves the run's slot counter in the same atomic write. */
-  updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>>;
+  /** Compare-and-set on state (and try number, owner); optionally moves the run's slot counter and pool/limit counters in the same atomic write. */
+  updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange, limits?: readonly LimitMove[]): Promise<Cas<TaskInstance>>;
   /**
    * Records an upstream's terminal outcome on a downstream task instance, creating the
    * item (state `scheduled`, try 0) when it does not exist. Idempotent: writing the same
@@ -136,6 +156,13 @@ export interface Store {
   getXcom(key: XcomKey): Promise<unknown>;
   /** Deletes every XCom of a task instance, its return value included (a new try starts clean, as in Airflow). */
   clearXcoms(task: TaskKey): Promise<void>;
+
+  // pools (pools.ts)
+  /** Creates a pool or changes its slots (the slots left move by the difference). */
+  registerPool(pool: PoolSpec): Promise<void>;
+  getPool(name: string): Promise<PoolState | undefined>;
+  /** Tasks waiting with this `waitKey`, lowest `waitRank` first (an index: may lag on DynamoDB). */
+  listWaiters(waitKey: string, limit: number): Promise<TaskKey[]>;
 
   // signals (events that may arrive before anyone waits)
   putSignal(sig: SignalRecord): Promise<void>;

@@ -11,6 +11,7 @@ import type { DagRecord, DagRun, DagSpec, Manifest, RunType } from './model.js';
 import type { Cas, Ports } from './ports.js';
 import { isRunTerminal, isTerminal } from './states.js';
 import { dataInterval, dueTicks } from './timetable.js';
+import { registerPools } from './pools.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -92,6 +93,7 @@ export async function registerManifest(
 ): Promise<{ added: string[]; updated: string[]; removed: string[] }> {
   const now = p.clock.now();
   const out = { added: [] as string[], updated: [] as string[], removed: [] as string[] };
+  await registerPools(p, manifest.dags, manifest.pools ?? []);
   const existing = new Map((await p.store.listDags()).map((d) => [d.dagId, d]));
   for (const spec of manifest.dags) {
     const prev = existing.get(spec.dagId);

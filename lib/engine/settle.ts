@@ -14,6 +14,8 @@ import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
 import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
+import { isLimited } from './pool-limits.js';
+import { queueLimited } from './pools.js';
 
 export { keyOf, retainUntil };
 
@@ -34,6 +36,7 @@ function outcomeOf(state: TaskState): UpstreamOutcome {
  * next task to leave `running` wakes it.
  */
 export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
+  if (isLimited(taskSpec(rc.spec, ti.taskId))) return queueLimited(p, rc, ti);
   const r = await transition(p, rc, ti, 'queued');
   if (r.ok) {
     await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: r.item.tryNumber }]);
@@ -113,7 +116,7 @@ export async function settleDownstream(
  */
 async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || rc.run.state !== 'running') return false;
+  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || isLimited(t) || rc.run.state !== 'running') return false;
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome });
   if (decision === 'wait') return false;
   const upstream = { [upstreamId]: outcome };
@@ -257,7 +260,7 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
  */
 async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.kind !== 'sensor' && !countsSlots(rc.spec)) {
+  if (t.kind !== 'sensor' && !countsSlots(rc.spec) && !isLimited(t)) {
     const queued = await createTask(p, rc, t, 'queued');
     if (queued.ok) {
       await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);

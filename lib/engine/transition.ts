@@ -13,6 +13,7 @@ import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
 import type { Cas, Ports, SlotChange, TaskExpect, TaskPatch } from './ports.js';
 import { assertTransition, isTerminal, type TaskState } from './states.js';
 import { clearEarlierTries } from './xcom-clear.js';
+import { isLimited, limitMoves } from './pool-limits.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -132,9 +133,12 @@ export async function transition(
   const t = taskSpec(rc.spec, ti.taskId);
   const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
   const slot = slotOf(rc, ti.state, to);
+  // Pool and per-task slots move in the same atomic write (pool-limits.ts).
+  const limits = limitMoves(rc.run.dagId, rc.run.runId, t, ti, to, retainUntil(p));
+  if (limits) Object.assign(patch, limits.fields);
   const r = opts.forgetUpstream
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
-    : await p.store.updateTask(ti, expectOf(ti), patch, slot);
+    : await p.store.updateTask(ti, expectOf(ti), patch, slot, limits?.moves.length ? limits.moves : undefined);
   if (!r.ok) p.metrics.count(r.reason === 'slots' ? 'SlotsFull' : 'LostRaces');
   else if (to === 'running') await clearEarlierTries(p, r.item);
   return r;
@@ -166,7 +170,7 @@ export async function createTask(
 ): Promise<Cas<TaskInstance>> {
   const base: TaskInstance = { ...keyOf(rc, t.taskId), state: 'scheduled', tryNumber: 0, upstream };
   if (to === 'scheduled') return p.store.putTask(base);
-  if ((to === 'queued' || to === 'running') && countsSlots(rc.spec)) throw new Error(`createTask cannot take a slot (${t.taskId})`);
+  if ((to === 'queued' || to === 'running') && (countsSlots(rc.spec) || isLimited(t))) throw new Error(`createTask cannot take a slot (${t.taskId})`);
   assertTransition('scheduled', to === 'running' ? 'queued' : to);
   if (to === 'running') assertTransition('queued', 'running');
   const patch = to === 'running'

@@ -7,6 +7,7 @@
 import { InvalidDagError, InvalidInputError } from './errors.js';
 import { TRIGGER_RULES, type DagSpec, type TaskSpec } from './model.js';
 import { assertTimezone, parseSchedule } from './timetable.js';
+import { checkTaskLimits } from './pool-limits.js';
 
 /** Ids of DAGs and tasks. */
 /** DAG and task ids: Airflow's `validate_key` (airflow/utils/helpers.py): word characters, `.` and `-`, at most 250. */
@@ -115,6 +116,7 @@ function checkTask(t: TaskSpec, opts: ValidateOptions, fail: (msg: string, cause
   if (t.executionTimeoutMs === 0) fail('invalid executionTimeout: must be greater than 0');
   if (t.isolation !== undefined && t.isolation !== 'none') fail(`invalid isolation ${JSON.stringify(t.isolation)} (expected 'none' or absent)`);
   if (!Array.isArray(t.upstream) || !Array.isArray(t.downstream)) fail('upstream and downstream must be arrays');
+  checkTaskLimits(t, fail);
   if (t.kind !== 'sensor') {
     if (t.sensor) fail('only sensor tasks have sensor settings');
     return;

@@ -13,6 +13,7 @@ import type { Ports } from './ports.js';
 import { canRetry, retryDelayMs } from './retry.js';
 import type { TaskState } from './states.js';
 import { deferTask } from './waiting.js';
+import { wakeLimits } from './pools.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[] }
@@ -47,11 +48,13 @@ export async function failTry(
       kind: 'fire', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber, reason: 'retry',
     });
     if (freesSlot) await wakeReady(p, rc);
+    await wakeLimits(p, rc, ti);
     return true;
   }
   const r = await transition(p, rc, ti, 'failed', { error });
   if (!r.ok) return false;
   p.log.error('task failed', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error });
+  await wakeLimits(p, rc, ti);
   await afterTerminal(p, rc, ti.taskId, 'failed');
   if (freesSlot) await wakeReady(p, rc);
   return true;
@@ -80,6 +83,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
   const r = await transition(p, rc, ti, state, { error: null });
   if (!r.ok) return false;
+  await wakeLimits(p, rc, ti);
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
   if (holdsSlots(rc)) await wakeReady(p, rc);
   return true;

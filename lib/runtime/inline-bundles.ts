@@ -5,7 +5,8 @@
 import { sha256Hex } from '../engine/index.js';
 import type { Manifest } from '../engine/index.js';
 import type { BundleSource, LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
-import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
+import type { DagDefinition, PoolDefinition, SensorDefinition } from '../sdk/types.js';
+import { poolSpec } from '../sdk/pools.js';
 
 /**
  * @example
@@ -17,7 +18,7 @@ export class InlineBundleSource implements BundleSource {
   readonly version: string;
   private readonly loaded: LoadedBundle;
 
-  constructor(dags: readonly DagDefinition[], sensors: readonly SensorDefinition<any>[] = []) {
+  constructor(dags: readonly DagDefinition[], sensors: readonly SensorDefinition<any>[] = [], pools: readonly PoolDefinition[] = []) {
     const specs = dags.map((d) => ({ ...d.spec, file: d.spec.file || `${d.spec.dagId}.ts` }));
     const allSensors = [...sensors, ...dags.flatMap((d) => d.sensors)];
     const pokes = new Map<string, SensorPoke>(allSensors.map((s) => [s.type, s.poke as SensorPoke]));
@@ -29,6 +30,8 @@ export class InlineBundleSource implements BundleSource {
       dags: specs,
       sensorTypes: [...pokes.keys()],
     };
+    const poolDefs = new Map([...pools, ...dags.flatMap((d) => d.pools ?? [])].map((p) => [p.name, poolSpec(p)]));
+    if (poolDefs.size) manifest.pools = [...poolDefs.values()];
     this.version = bundleSha256.slice(0, 12);
     const byDag = new Map(dags.map((d) => [d.spec.dagId, d]));
     this.loaded = {

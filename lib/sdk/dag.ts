@@ -9,6 +9,7 @@ import { parseDuration } from '../engine/index.js';
 import { normalizeDate, parseSchedule } from '../engine/index.js';
 import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
+import { applyPriorityWeights, limitOptions, type OwnWeight } from './pools.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -18,6 +19,7 @@ import type {
   Duration,
   Linkable,
   Params,
+  PoolDefinition,
   SensorDeclaration,
   SensorDefinition,
   SensorOptions,
@@ -43,6 +45,8 @@ class DagDraft {
   readonly tasks = new Map<string, Draft>();
   readonly edges = new Map<string, Set<string>>();
   readonly sensors = new Set<SensorDefinition<any>>();
+  readonly pools = new Set<PoolDefinition>();
+  readonly weights = new Map<string, OwnWeight>();
   open = true;
   constructor(readonly dagId: string, readonly defaults: TaskOptions) {}
 
@@ -79,6 +83,9 @@ class DagDraft {
     if (timeout !== undefined) spec.executionTimeoutMs = timeout;
     if (o.isolation !== undefined && o.isolation !== 'thread' && o.isolation !== 'none') this.fail(`isolation must be 'thread' or 'none', got ${JSON.stringify(o.isolation)}`, taskId);
     if (o.isolation === 'none') spec.isolation = 'none';
+    const limits = limitOptions(o, (msg) => this.fail(msg, taskId), (pool) => this.pools.add(pool));
+    Object.assign(spec, limits.fields);
+    this.weights.set(taskId, limits.own);
     this.tasks.set(taskId, { spec, methods });
     return new Handle(this, taskId, kind);
   }
@@ -251,6 +258,7 @@ export function dag<P extends Params = Params>(
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),
   };
+  applyPriorityWeights(spec.tasks, draft.weights);
   validateDagSpec(spec);
   spec.maxParallelism = dagWidth(spec.tasks);
   return Object.freeze({
@@ -258,6 +266,7 @@ export function dag<P extends Params = Params>(
     spec,
     tasks: new Map([...draft.tasks].map(([id, d]) => [id, Object.freeze(d.methods)])),
     sensors: [...draft.sensors],
+    pools: [...draft.pools],
   });
 }
 

@@ -29,6 +29,26 @@ export interface TaskOptions {
    * only for trusted, CPU-trivial tasks: a synchronous loop or a crash there is not contained.
    */
   isolation?: 'thread' | 'none';
+  /** Pool the task takes slots from while queued or running (declared with `definePool`; default none: unlimited). */
+  pool?: string | PoolDefinition;
+  /** Slots of the pool one try takes (default 1). */
+  poolSlots?: number;
+  /** Priority among tasks waiting for the same slots (default 1); see `weightRule`. */
+  priorityWeight?: number;
+  /** How the effective weight is computed (default 'downstream': own weight plus all downstream tasks', as Airflow). */
+  weightRule?: 'downstream' | 'upstream' | 'absolute';
+  /** At most this many instances of this task run at once, across all runs of the DAG. */
+  maxActiveTisPerDag?: number;
+  /** At most this many instances of this task run at once within one run (mapped instances). */
+  maxActiveTisPerDagrun?: number;
+}
+
+/** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
+export interface PoolDefinition {
+  readonly __airless: 'pool';
+  readonly name: string;
+  readonly slots: number;
+  readonly description?: string;
 }
 
 export interface SensorOptions extends TaskOptions {
@@ -149,6 +169,8 @@ export interface DagDefinition {
   readonly tasks: ReadonlyMap<string, Readonly<Record<string, TaskMethodFn>>>;
   /** Sensor definitions used by object in this DAG (`type: mySensor`). */
   readonly sensors: readonly SensorDefinition<any>[];
+  /** Pool definitions used by object in this DAG (`pool: warehouse`). */
+  readonly pools?: readonly PoolDefinition[];
 }
 
 /** A custom sensor type: its poke gets the rendered poke context and returns truthy when done. */

@@ -82,12 +82,12 @@ export function crashOnceStore(inner: Store, when: (patch: TaskPatch) => boolean
   const store = new Proxy(inner, {
     get(target, prop) {
       if (prop === 'updateTask') {
-        return (async (key, expect, patch, slot) => {
+        return (async (key, expect, patch, slot, limits) => {
           if (!done && when(patch)) {
             done = true;
             throw new Error('simulated crash before the write');
           }
-          return target.updateTask(key, expect, patch, slot);
+          return target.updateTask(key, expect, patch, slot, limits);
         }) as Store['updateTask'];
       }
       const v = (target as any)[prop];

@@ -72,7 +72,11 @@ export const TABLES = {
     suffix: 'tasks',
     partitionKey: { name: 'runKey', type: 'S' },
     sortKey: { name: 'taskId', type: 'S' },
-    gsis: [{ indexName: 'due', partitionKey: { name: 'dueShard', type: 'N' }, sortKey: { name: 'dueAt', type: 'N' } }],
+    gsis: [
+      { indexName: 'due', partitionKey: { name: 'dueShard', type: 'N' }, sortKey: { name: 'dueAt', type: 'N' } },
+      // Sparse: only tasks waiting for a pool or per-task slot carry `waitKey` (pools.ts).
+      { indexName: 'waiting', partitionKey: { name: 'waitKey', type: 'S' }, sortKey: { name: 'waitRank', type: 'S' }, projection: 'KEYS_ONLY' },
+    ],
     lsis: [],
     ttlAttribute: 'expiresAt',
   },

@@ -12,7 +12,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
-import type { Cas, Metrics, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
+import type { Cas, LimitMove, Metrics, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
 import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
@@ -25,6 +25,7 @@ import {
 } from './dynamo-codec.js';
 import { casPut, casUpdate, casWithSlot, counterUpdate, getItem } from './dynamo-cas.js';
 import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
+import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limits.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -266,11 +267,13 @@ export class DynamoStore implements Store {
     return Promise.all(items.map((i) => this.decodeTask(i)));
   }
 
-  async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>> {
-    return this.writeTask(key, expect, patch, slot, []);
+  async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange, limits?: readonly LimitMove[]): Promise<Cas<TaskInstance>> {
+    return this.writeTask(key, expect, patch, slot, [], limits);
   }
 
-  private async writeTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot: SlotChange | undefined, forget: readonly string[]): Promise<Cas<TaskInstance>> {
+  private async writeTask(
+    key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot: SlotChange | undefined, forget: readonly string[], limits?: readonly LimitMove[],
+  ): Promise<Cas<TaskInstance>> {
     if (patch.state != null) parseTaskState(patch.state);
     if ('upstream' in patch) throw new Error('upstream outcomes are written by recordUpstream and cleared by clearTask, not patched');
     const x = new Expr();
@@ -285,6 +288,11 @@ export class DynamoStore implements Store {
     await this.patchInto(x, terminal ? { ...patch, dueAt: null } : patch);
     for (const u of forget) x.remove(UPSTREAM_PREFIX + u);
     const decode = (i: Item) => this.decodeTask(i);
+    if (limits?.length) {
+      const run = slot && { item: counterUpdate(this.t.runs, { dagId: { S: key.dagId }, runId: { S: key.runId } }, 'dagId', 'activeTasks', slot), release: slot.delta < 0 };
+      const mine = { table: this.t.tasks, key: this.taskKey(key), x, cond };
+      return casWithLimits(this.r, mine, this.t.kv, run, limits, decode, (keepRun, moves) => this.updateTask(key, expect, patch, keepRun ? slot : undefined, moves));
+    }
     if (!slot) return casUpdate(this.r, this.t.tasks, this.taskKey(key), x, cond, decode);
     const counter = counterUpdate(this.t.runs, { dagId: { S: key.dagId }, runId: { S: key.runId } }, 'dagId', 'activeTasks', slot);
     return casWithSlot(this.r, { table: this.t.tasks, key: this.taskKey(key), x, cond }, counter, slot, decode, () => this.updateTask(key, expect, patch));
@@ -408,6 +416,18 @@ export class DynamoStore implements Store {
   async getXcom(key: XcomKey): Promise<unknown> {
     const item = await getItem(this.r, this.t.kv, { pk: { S: `x:${JSON.stringify([key.dagId, key.runId, key.taskId, key.key])}` } });
     return item && xcomFromJson(await decodeValue(item['v']!, this.blobs));
+  }
+
+  async registerPool(pool: PoolSpec): Promise<void> {
+    return registerPool(this.r, this.t.kv, pool);
+  }
+
+  async getPool(name: string): Promise<PoolState | undefined> {
+    return getPool(this.r, this.t.kv, name);
+  }
+
+  async listWaiters(waitKey: string, limit: number): Promise<TaskKey[]> {
+    return listWaiters(this.r, this.t.tasks, waitKey, limit);
   }
 
   async putSignal(sig: SignalRecord): Promise<void> {

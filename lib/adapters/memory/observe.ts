@@ -49,8 +49,8 @@ export type StateEvent =
 /** Wraps a store so that every successful state change is reported to `onEvent`. */
 export function observeStore(store: Store, onEvent: (e: StateEvent) => void): Store {
   const wrapped = {} as Store;
-  wrapped.updateTask = async (key, expect, patch, slot) => {
-    const r = await store.updateTask(key, expect, patch, slot);
+  wrapped.updateTask = async (key, expect, patch, slot, limits) => {
+    const r = await store.updateTask(key, expect, patch, slot, limits);
     if (r.ok && patch.state) onEvent({ type: 'task', ti: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as TaskInstance['state']) });
     return r;
   };

@@ -9,12 +9,13 @@
  * Status for the lead: complete and compiling; import `MemoryStore` from here.
  */
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
-import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
+import type { Cas, LimitMove, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { decodeXcom, encodeXcom } from '../xcom-codec.js';
 import { isExpired } from '../expiry.js';
 import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
+import { MemoryLimits } from './limits.js';
 import { deepFreeze } from '../../engine/index.js';
 
 const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
@@ -112,6 +113,8 @@ export class MemoryStore implements Store {
   private readonly pokeClaims = new Map<string, number>();
   private readonly xcoms = new Map<string, string>();
   private readonly signals = new Map<string, SignalRecord>();
+  /** Pools, per-task limit counters and their waiters (limits.ts). */
+  readonly limits = new MemoryLimits();
 
   // ----------------------------------------------------------------- DAG registry
 
@@ -250,7 +253,7 @@ export class MemoryStore implements Store {
       .map(cloneTask);
   }
 
-  async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange): Promise<Cas<TaskInstance>> {
+  async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange, limits?: readonly LimitMove[]): Promise<Cas<TaskInstance>> {
     if (patch.state != null) parseTaskState(patch.state);
     const t = this.findTask(key);
     if (
@@ -261,13 +264,17 @@ export class MemoryStore implements Store {
     ) {
       return conditionFailed(t && cloneTask(t));
     }
+    const refused = limits && this.limits.refusal(limits);
+    if (refused) return { ok: false, current: cloneTask(t), reason: 'slots', limit: refused };
     if (slot && !this.moveCounter(this.runs.get(key.dagId)?.get(key.runId), 'activeTasks', slot)) {
       return { ok: false, current: cloneTask(t), reason: 'slots' };
     }
+    if (limits) this.limits.apply(limits);
     const ends = isTerminal((patch.state ?? t.state) as TaskInstance['state']);
     const next = withPatch(t, (ends ? { ...patch, dueAt: null } : patch) as Record<string, unknown>);
     this.tasks.get(runKey(key.dagId, key.runId))!.set(key.taskId, next);
     this.indexTask(next);
+    this.limits.index(next, t);
     return { ok: true, item: cloneTask(next) };
   }
 
@@ -425,6 +432,18 @@ export class MemoryStore implements Store {
 
   async clearXcoms(task: TaskKey): Promise<void> {
     clearMemoryXcoms(this.xcoms, taskKey(task));
+  }
+
+  async registerPool(pool: PoolSpec): Promise<void> {
+    this.limits.registerPool(pool);
+  }
+
+  async getPool(name: string): Promise<PoolState | undefined> {
+    return this.limits.getPool(name);
+  }
+
+  async listWaiters(waitKey: string, limit: number): Promise<TaskKey[]> {
+    return this.limits.listWaiters(waitKey, limit);
   }
 
   async putSignal(sig: SignalRecord): Promise<void> {
