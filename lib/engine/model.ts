@@ -17,6 +17,8 @@ export const TRIGGER_RULES = [
   'none_failed_min_one_success',
   'none_skipped',
   'always',
+  // Teardowns only (setup-teardown.ts): all upstreams done and at least one setup succeeded.
+  'all_done_setup_success',
 ] as const;
 export type TriggerRule = (typeof TRIGGER_RULES)[number];
 
@@ -65,6 +67,19 @@ export interface TaskSpec extends RetryPolicy {
   methods?: string[];
   /** Built-in operator arguments (templated strings), if any. */
   args?: Record<string, unknown>;
+  /** Id of the innermost task group the task was declared in (`load`, `load.sub`). */
+  group?: string;
+  /** Flow features (setup-teardown.ts, short-circuit.ts, depends-on-past.ts). */
+  setup?: true;
+  teardown?: TeardownSpec;
+  shortCircuit?: { ignoreDownstreamTriggerRules: boolean };
+  dependsOnPast?: true;
+}
+
+/** A teardown task: its setups (direct upstreams), and whether its failure fails the run. */
+export interface TeardownSpec {
+  setups: string[];
+  onFailureFailDagrun: boolean;
 }
 
 export interface DagSpec {
@@ -85,6 +100,8 @@ export interface DagSpec {
   tags: string[];
   pausedOnCreation: boolean;
   tasks: TaskSpec[];
+  /** A run that has run this long fails (Airflow's dagrun_timeout; run-timeout.ts). */
+  dagrunTimeoutMs?: number;
 }
 
 export interface Manifest {
@@ -132,6 +149,8 @@ export interface DagRun {
   activeTasks?: number;
   /** TTL (epoch seconds) once finished. */
   expiresAt?: number;
+  /** When the run times out (dagrunTimeout from its start), enforced by reconcile. */
+  timeoutAt?: number;
 }
 
 export interface TaskKey {

@@ -9,6 +9,8 @@ import { parseDuration } from '../engine/index.js';
 import { normalizeDate, parseSchedule } from '../engine/index.js';
 import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
+import { declareGroup, TaskGroupHandle } from './groups.js';
+import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -26,6 +28,7 @@ import type {
   TaskHandle,
   TaskMethodFn,
   TaskOptions,
+  TeardownOptions,
 } from './types.js';
 
 const DEFAULT_RETRY_DELAY_MS = 300_000;
@@ -39,7 +42,7 @@ interface Draft {
 }
 
 /** Internal state of one `dag()` call, shared by its handles. */
-class DagDraft {
+export class DagDraft {
   readonly tasks = new Map<string, Draft>();
   readonly edges = new Map<string, Set<string>>();
   readonly sensors = new Set<SensorDefinition<any>>();
@@ -79,6 +82,8 @@ class DagDraft {
     if (timeout !== undefined) spec.executionTimeoutMs = timeout;
     if (o.isolation !== undefined && o.isolation !== 'thread' && o.isolation !== 'none') this.fail(`isolation must be 'thread' or 'none', got ${JSON.stringify(o.isolation)}`, taskId);
     if (o.isolation === 'none') spec.isolation = 'none';
+    if (o.dependsOnPast !== undefined && typeof o.dependsOnPast !== 'boolean') this.fail(`dependsOnPast must be a boolean, got ${JSON.stringify(o.dependsOnPast)}`, taskId);
+    if (o.dependsOnPast) spec.dependsOnPast = true;
     this.tasks.set(taskId, { spec, methods });
     return new Handle(this, taskId, kind);
   }
@@ -92,14 +97,17 @@ class DagDraft {
     }
   }
 
-  ids(targets: ReadonlyArray<Linkable | readonly Linkable[]>): string[] {
+  /** Task ids of link ends; a task group stands for its leaves `from` it and its roots `to` it. */
+  ids(targets: ReadonlyArray<Linkable | readonly Linkable[]>, way: 'from' | 'to' = 'to'): string[] {
     const out: string[] = [];
     for (const t of targets.flat()) {
       if (t instanceof Handle) {
         if (t.draft !== this) this.fail(`task "${t.taskId}" belongs to dag "${t.dagId}", not to this DAG`, t.taskId);
         out.push(t.taskId);
       } else if (t instanceof Group) {
-        out.push(...this.ids(t.members));
+        out.push(...this.ids(t.members, way));
+      } else if (t instanceof TaskGroupHandle && t.draft === this) {
+        out.push(...t.edgeIds(way));
       } else {
         this.fail(`cannot link ${describe(t)}: expected a task handle or a group`);
       }
@@ -127,7 +135,15 @@ class Handle implements TaskHandle {
     return linkBefore(this.draft, [this], targets);
   }
   after(...sources: Array<Linkable | readonly Linkable[]>): TaskHandle {
-    this.draft.link(this.draft.ids(sources), [this.taskId]);
+    this.draft.link(this.draft.ids(sources, 'from'), [this.taskId]);
+    return this;
+  }
+  asSetup(): TaskHandle {
+    markSetup(this.draft, this.taskId);
+    return this;
+  }
+  asTeardown(options: TeardownOptions): TaskHandle {
+    markTeardown(this.draft, this.taskId, options);
     return this;
   }
 }
@@ -141,13 +157,13 @@ class Group implements TaskGroup {
     return linkBefore(this.draft, this.members, targets);
   }
   after(...sources: Array<Linkable | readonly Linkable[]>): TaskGroup {
-    this.draft.link(this.draft.ids(sources), this.taskIds);
+    this.draft.link(this.draft.ids(sources, 'from'), this.taskIds);
     return this;
   }
 }
 
-function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
-  draft.link(draft.ids(from), draft.ids(targets));
+export function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
+  draft.link(draft.ids(from, 'from'), draft.ids(targets));
   const flat = targets.flat();
   if (targets.length === 1 && !Array.isArray(targets[0])) return targets[0] as Linkable;
   return new Group(draft, flat);
@@ -227,6 +243,8 @@ export function dag<P extends Params = Params>(
     sensor: (taskId, decl: SensorDeclaration, opts: SensorOptions = {}) => {
       return draft.add(taskId, 'sensor', {}, opts, { sensor: sensorSpec(draft, taskId, decl, opts) });
     },
+    shortCircuit: (taskId, body, opts) => shortCircuitTask(draft, taskId, body, opts),
+    group: (groupId: string, a: any, b?: any) => declareGroup(builder, draft, undefined, groupId, a, b),
   };
   const result: unknown = build(builder);
   draft.open = false;
@@ -251,6 +269,8 @@ export function dag<P extends Params = Params>(
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),
   };
+  const dagrunTimeoutMs = draft.duration(o.dagrunTimeout, 'dagrunTimeout');
+  if (dagrunTimeoutMs !== undefined) spec.dagrunTimeoutMs = dagrunTimeoutMs;
   validateDagSpec(spec);
   spec.maxParallelism = dagWidth(spec.tasks);
   return Object.freeze({
