@@ -14,6 +14,9 @@ import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
 import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
+import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
+import { nextWaiting, pastAllows } from './depends-on-past.js';
+import { runTimeoutPatch } from './run-timeout.js';
 
 export { keyOf, retainUntil };
 
@@ -51,9 +54,10 @@ export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
-  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream);
+  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream, t.teardown?.setups);
   if (decision === 'wait') return;
   if (decision === 'run') {
+    if (t.dependsOnPast && !(await pastAllows(p, rc, t))) return; // woken when the past instance ends
     if (t.kind === 'sensor' && t.sensor && (t.sensor.mode === 'batched' || t.sensor.type === 'time')) {
       await startWaiting(p, rc, ti, t);
     } else {
@@ -104,8 +108,8 @@ export async function settleDownstream(
  */
 async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || rc.run.state !== 'running') return false;
-  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome });
+  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || rc.run.state !== 'running' || t.dependsOnPast) return false;
+  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome }, t.teardown?.setups);
   if (decision === 'wait') return false;
   const upstream = { [upstreamId]: outcome };
   if (decision === 'run') {
@@ -172,8 +176,13 @@ export async function afterTerminal(
   chosen?: readonly string[],
 ): Promise<void> {
   p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
-  const mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
+  // A falsy short-circuit skips all below it before any outcome is passed on (short-circuit.ts).
+  const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
+  let mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
+  for (const id of skipped) mayBeDone = (await settleDownstream(p, rc, id, 'skipped')) || mayBeDone;
   if (mayBeDone) await completeRunIfDone(p, rc);
+  const waiting = await nextWaiting(p, rc, taskId, state);
+  if (waiting) await decideTask(p, waiting.rc, waiting.ti);
 }
 
 /** Gives freed maxActiveTasks slots to tasks waiting with `ready` set. */
@@ -248,7 +257,7 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
  */
 async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.kind !== 'sensor' && !countsSlots(rc.spec)) {
+  if (t.kind !== 'sensor' && !countsSlots(rc.spec) && !t.dependsOnPast) {
     const queued = await createTask(p, rc, t, 'queued');
     if (queued.ok) {
       await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);
@@ -268,6 +277,9 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
   if (t.kind === 'branch' && ti.state === 'success') {
     const v = await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' });
     chosen = Array.isArray(v) ? v.map(String) : [];
+  }
+  if (t.shortCircuit && ti.state === 'success') {
+    chosen = shortCircuitChosen(rc.spec, t, await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }));
   }
   p.metrics.count('RepairedFollows', downstream.length);
   if (await settleDownstream(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
@@ -297,7 +309,7 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
       dagId,
       run.runId,
       { state: 'queued' },
-      { state: 'running', startedAt: p.clock.now() },
+      { state: 'running', startedAt: p.clock.now(), ...runTimeoutPatch(dag.spec, run, p.clock.now()) },
       { delta: 1, max: dag.spec.maxActiveRuns },
     );
     if (!r.ok) {
