@@ -17,6 +17,7 @@ import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition
 import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
+import { indirectSetups, setupScopeDecision } from './setup-teardown.js';
 
 export { keyOf, retainUntil };
 
@@ -54,7 +55,7 @@ export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
-  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream, t.teardown?.setups);
+  const decision = (await setupScopeDecision(p, rc, t)) ?? evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream, t.teardown?.setups);
   if (decision === 'wait') return;
   if (decision === 'run') {
     if (t.dependsOnPast && !(await pastAllows(p, rc, t))) return; // woken when the past instance ends
@@ -108,7 +109,7 @@ export async function settleDownstream(
  */
 async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || rc.run.state !== 'running' || t.dependsOnPast) return false;
+  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || rc.run.state !== 'running' || t.dependsOnPast || indirectSetups(rc.spec, t).length > 0) return false;
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome }, t.teardown?.setups);
   if (decision === 'wait') return false;
   const upstream = { [upstreamId]: outcome };

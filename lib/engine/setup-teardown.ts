@@ -7,9 +7,13 @@
  * - a teardown does not speak for the run: a task whose only downstreams are such
  *   teardowns is a leaf for the run's state, the teardown is not (unless it has
  *   `onFailureFailDagrun`);
- * - clearing a task also clears its relevant setups and their teardowns.
+ * - clearing a task also clears its relevant setups and their teardowns;
+ * - a task in a setup's scope is upstream-failed (skipped) when that setup failed (was
+ *   skipped), whatever its trigger rule (TriggerRuleDep `_evaluate_setup_constraint`).
  */
+import type { RunCtx } from './dag-index.js';
 import type { DagSpec, TaskSpec } from './model.js';
+import type { Ports } from './ports.js';
 
 const leavesCache = new WeakMap<DagSpec, ReadonlySet<string>>();
 
@@ -74,4 +78,59 @@ function walk(byId: ReadonlyMap<string, TaskSpec>, from: readonly string[], way:
     stack.push(...(byId.get(id)?.[way] ?? []));
   }
   return out;
+}
+
+const indirectCache = new WeakMap<DagSpec, Map<string, string[]>>();
+
+/**
+ * The setups a task is in the scope of without being their direct downstream (Airflow's
+ * `get_upstreams_only_setups` less the direct upstreams): an upstream setup that has no
+ * teardown, or one downstream of the task. Teardowns have none.
+ */
+export function indirectSetups(spec: DagSpec, t: TaskSpec): readonly string[] {
+  let m = indirectCache.get(spec);
+  if (!m) {
+    m = new Map();
+    indirectCache.set(spec, m);
+  }
+  let out = m.get(t.taskId);
+  if (out) return out;
+  out = [];
+  if (!t.teardown && spec.tasks.some((x) => x.setup)) {
+    const byId = new Map(spec.tasks.map((x) => [x.taskId, x]));
+    const below = walk(byId, [t.taskId], 'downstream');
+    for (const u of walk(byId, [t.taskId], 'upstream')) {
+      const s = byId.get(u)!;
+      if (u === t.taskId || !s.setup || t.upstream.includes(u)) continue;
+      const tds = s.downstream.filter((d) => byId.get(d)!.teardown);
+      if (tds.length === 0 || tds.some((d) => d !== t.taskId && below.has(d))) out.push(u);
+    }
+    out.sort();
+  }
+  m.set(t.taskId, out);
+  return out;
+}
+
+/**
+ * Airflow's setup constraint (TriggerRuleDep `_evaluate_setup_constraint`): a task in the
+ * scope of a setup that failed is upstream-failed, of one that was skipped is skipped,
+ * whatever its own trigger rule; it waits while such a setup is unfinished. Undefined when
+ * the constraint leaves the decision to the trigger rule.
+ */
+export function setupConstraint(states: ReadonlyArray<string | undefined>): 'wait' | 'skip' | 'upstream_failed' | undefined {
+  if (states.some((s) => s === undefined || !['success', 'failed', 'skipped', 'upstream_failed', 'removed'].includes(s))) return 'wait';
+  if (states.some((s) => s === 'failed' || s === 'upstream_failed')) return 'upstream_failed';
+  if (states.some((s) => s === 'skipped')) return 'skip';
+  return undefined;
+}
+
+/**
+ * The setup constraint of a task of a run, read from its indirect setups' instances
+ * (a read each, only for tasks in a setup's scope).
+ */
+export async function setupScopeDecision(p: Ports, rc: RunCtx, t: TaskSpec): Promise<'wait' | 'skip' | 'upstream_failed' | undefined> {
+  const setups = indirectSetups(rc.spec, t);
+  if (setups.length === 0) return undefined;
+  const tis = await Promise.all(setups.map((s) => p.store.getTask({ dagId: rc.run.dagId, runId: rc.run.runId, taskId: s })));
+  return setupConstraint(tis.map((ti) => ti?.state));
 }

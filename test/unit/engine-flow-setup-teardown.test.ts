@@ -80,6 +80,24 @@ describe('setup and teardown', () => {
   });
 });
 
+describe('the setup constraint', () => {
+  it('an all_done task in the scope of a failed setup is upstream-failed, not run', async () => {
+    const ran: string[] = [];
+    const d = dag('scope', {}, ({ task }) => {
+      const body = (n: string, fail = false) => () => { ran.push(n); if (fail) throw new Error(n); };
+      const create = task('create', body('create', true));
+      const w1 = task('w1', body('w1'));
+      const w2 = task('w2', body('w2'), { triggerRule: 'all_done' });
+      const drop = task('drop', body('drop')).asTeardown({ setups: create });
+      create.before(w1).before(w2).before(drop);
+    });
+    const { rt } = await makeRuntime([d]);
+    const r = await runOnce(rt, 'scope');
+    expect(r.states).toEqual({ create: 'failed', w1: 'upstream_failed', w2: 'upstream_failed', drop: 'upstream_failed' });
+    expect(ran).toEqual(['create']);
+  });
+});
+
 describe('all_done_setup_success against Airflow TriggerRuleDep', () => {
   const OUTCOMES: readonly (RefOutcome | undefined)[] = ['success', 'failed', 'skipped', 'upstream_failed', undefined];
   const combos = (n: number): (RefOutcome | undefined)[][] =>
