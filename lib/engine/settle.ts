@@ -177,13 +177,18 @@ export async function afterTerminal(
   chosen?: readonly string[],
 ): Promise<void> {
   p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
-  // A falsy short-circuit skips all below it before any outcome is passed on (short-circuit.ts).
-  const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
-  let mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
-  for (const id of skipped) mayBeDone = (await settleDownstream(p, rc, id, 'skipped')) || mayBeDone;
+  const mayBeDone = await passOn(p, rc, taskId, state, chosen);
   if (mayBeDone) await completeRunIfDone(p, rc);
   const waiting = await nextWaiting(p, rc, taskId, state);
   if (waiting) await decideTask(p, waiting.rc, waiting.ti);
+}
+
+/** Settles downstream; a falsy short-circuit first skips all below it (short-circuit.ts), whose outcomes then follow. */
+async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[]): Promise<boolean> {
+  const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
+  let mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
+  for (const id of skipped) mayBeDone = (await settleDownstream(p, rc, id, 'skipped')) || mayBeDone;
+  return mayBeDone;
 }
 
 /** Gives freed maxActiveTasks slots to tasks waiting with `ready` set. */
@@ -283,7 +288,7 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
     chosen = shortCircuitChosen(rc.spec, t, await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }));
   }
   p.metrics.count('RepairedFollows', downstream.length);
-  if (await settleDownstream(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
+  if (await passOn(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
 }
 
 /**

@@ -74,4 +74,23 @@ describe('shortCircuit', () => {
     expect(r.states).toEqual({ create: 'success', gate: 'success', work: 'skipped', drop: 'success' });
     expect(ran).toEqual(['create', 'drop']);
   });
+
+  it('a crash after the falsy gate ended but before it passed its outcome on: reconcile skips all below it', async () => {
+    const ran: string[] = [];
+    const { rt } = await makeRuntime([gated('sc6', undefined, ran)], { tickMs: 60_000 });
+    const run = await rt.trigger('sc6', { conf: { go: false } });
+    // Take the gate's message, claim it and "crash" after writing its result.
+    const ds = await rt.queue.receive(100, 15 * 60_000);
+    const d = ds.find((x) => (x.message as { taskId?: string }).taskId === 'gate')!;
+    for (const x of ds) if (x !== d) await rt.queue.release(x, 0);
+    await rt.queue.ack(d);
+    const key = { dagId: 'sc6', runId: run.runId, taskId: 'gate' };
+    expect((await rt.ports.store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running', owner: 'dead' })).ok).toBe(true);
+    await rt.ports.store.putXcom({ ...key, key: 'return_value' }, false);
+    await rt.ports.store.updateTask(key, { state: 'running', tryNumber: 1 }, { state: 'success', endedAt: rt.clock.now() });
+    expect(await rt.runToCompletion('sc6', run.runId)).toBe('done');
+    const states = Object.fromEntries((await rt.ports.store.listTasks('sc6', run.runId)).map((t) => [t.taskId, t.state]));
+    expect(states).toEqual({ gate: 'success', a: 'skipped', b: 'skipped', c: 'success' });
+    expect(ran).toEqual(['c']);
+  });
 });
