@@ -18,6 +18,8 @@ export const TRIGGER_RULES = [
   'none_failed_min_one_success',
   'none_skipped',
   'always',
+  // Teardowns only (setup-teardown.ts): all upstreams done and at least one setup succeeded.
+  'all_done_setup_success',
 ] as const;
 export type TriggerRule = (typeof TRIGGER_RULES)[number];
 
@@ -75,6 +77,13 @@ export interface TaskSpec extends RetryPolicy {
   priorityWeight?: number;
   maxActiveTisPerDag?: number;
   maxActiveTisPerDagrun?: number;
+  /** Id of the innermost task group the task was declared in (`load`, `load.sub`). */
+  group?: string;
+  /** Flow features (setup-teardown.ts, short-circuit.ts, depends-on-past.ts). */
+  setup?: true;
+  teardown?: TeardownSpec;
+  shortCircuit?: { ignoreDownstreamTriggerRules: boolean };
+  dependsOnPast?: true;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -82,6 +91,12 @@ export interface PoolSpec {
   name: string;
   slots: number;
   description?: string;
+}
+
+/** A teardown task: its setups (direct upstreams), and whether its failure fails the run. */
+export interface TeardownSpec {
+  setups: string[];
+  onFailureFailDagrun: boolean;
 }
 
 export interface DagSpec {
@@ -102,6 +117,8 @@ export interface DagSpec {
   tags: string[];
   pausedOnCreation: boolean;
   tasks: TaskSpec[];
+  /** A run that has run this long fails (Airflow's dagrun_timeout; run-timeout.ts). */
+  dagrunTimeoutMs?: number;
 }
 
 export interface Manifest {
@@ -151,6 +168,8 @@ export interface DagRun {
   activeTasks?: number;
   /** TTL (epoch seconds) once finished. */
   expiresAt?: number;
+  /** When the run times out (dagrunTimeout from its start), enforced by reconcile. */
+  timeoutAt?: number;
 }
 
 export interface TaskKey {

@@ -13,6 +13,7 @@ import type { Ports } from './ports.js';
 import { timeoutSensor } from './poke.js';
 import { scheduleDag } from './runs.js';
 import { expireLease, requeueIfLost, reviewDeferred } from './recover.js';
+import { enforceRunTimeout } from './run-timeout.js';
 
 export interface ReconcileReport {
   due: number;
@@ -68,6 +69,7 @@ async function advance(p: Ports, run: DagRun, report: ReconcileReport): Promise<
     const fresh = await p.store.getRun(run.dagId, run.runId);
     if (!fresh || fresh.state !== 'running') return;
     const rc = { run: fresh, spec: await specFor(p, fresh) };
+    if (await enforceRunTimeout(p, rc)) return void (await startQueuedRuns(p, rc.run.dagId, { ended: true }));
     await advanceRun(p, rc, (ti) => (ti.state === 'queued' ? requeueIfLost(p, ti) : expireLease(p, rc, ti)));
     report.runsAdvanced++;
   } catch (err) {

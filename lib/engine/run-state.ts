@@ -4,6 +4,7 @@
  */
 import type { DagSpec, TaskInstance } from './model.js';
 import { isTerminal, type RunState } from './states.js';
+import { runStateLeaves } from './setup-teardown.js';
 
 /**
  * @example
@@ -12,10 +13,11 @@ import { isTerminal, type RunState } from './states.js';
 export function decideRunState(spec: DagSpec, tasks: readonly TaskInstance[]): RunState {
   const byId = new Map(tasks.map((t) => [t.taskId, t]));
   let leafFailed = false;
+  const leaves = runStateLeaves(spec);
   for (const t of spec.tasks) {
     const ti = byId.get(t.taskId);
     if (!ti || !isTerminal(ti.state)) return 'running';
-    if (t.downstream.length === 0 && (ti.state === 'failed' || ti.state === 'upstream_failed')) leafFailed = true;
+    if (leaves.has(t.taskId) && (ti.state === 'failed' || ti.state === 'upstream_failed')) leafFailed = true;
   }
   return leafFailed ? 'failed' : 'success';
 }

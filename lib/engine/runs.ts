@@ -12,6 +12,7 @@ import type { Cas, Ports } from './ports.js';
 import { isRunTerminal, isTerminal } from './states.js';
 import { dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
+import { withSetupsAndTeardowns } from './setup-teardown.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -166,7 +167,7 @@ export async function clearTasks(
 ): Promise<string[]> {
   const rc = await loadRunCtx(p, dagId, runId);
   if (!rc) throw new NotFoundError(`unknown run ${dagId}/${runId}`);
-  const set = opts.downstream === false ? new Set(taskIds) : downstreamClosure(rc.spec, taskIds);
+  const set = withSetupsAndTeardowns(rc.spec, opts.downstream === false ? new Set(taskIds) : downstreamClosure(rc.spec, taskIds));
   const cleared: string[] = [];
   for (const ti of await p.store.listTasks(dagId, runId)) {
     if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;

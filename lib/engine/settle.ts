@@ -16,6 +16,10 @@ import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
 import { isLimited } from './pool-limits.js';
 import { queueLimited } from './pools.js';
+import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
+import { nextWaiting, pastAllows } from './depends-on-past.js';
+import { runTimeoutPatch } from './run-timeout.js';
+import { indirectSetups, setupScopeDecision } from './setup-teardown.js';
 
 export { keyOf, retainUntil };
 
@@ -67,9 +71,10 @@ export async function startTry(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
-  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream);
+  const decision = (await setupScopeDecision(p, rc, t)) ?? evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream, t.teardown?.setups);
   if (decision === 'wait') return;
   if (decision === 'run') {
+    if (t.dependsOnPast && !(await pastAllows(p, rc, t))) return; // woken when the past instance ends
     await startTry(p, rc, ti);
     return;
   }
@@ -116,8 +121,8 @@ export async function settleDownstream(
  */
 async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || isLimited(t) || rc.run.state !== 'running') return false;
-  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome });
+  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || isLimited(t) || rc.run.state !== 'running' || t.dependsOnPast || indirectSetups(rc.spec, t).length > 0) return false;
+  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome }, t.teardown?.setups);
   if (decision === 'wait') return false;
   const upstream = { [upstreamId]: outcome };
   if (decision === 'run') {
@@ -184,8 +189,18 @@ export async function afterTerminal(
   chosen?: readonly string[],
 ): Promise<void> {
   p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
-  const mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
+  const mayBeDone = await passOn(p, rc, taskId, state, chosen);
   if (mayBeDone) await completeRunIfDone(p, rc);
+  const waiting = await nextWaiting(p, rc, taskId, state);
+  if (waiting) await decideTask(p, waiting.rc, waiting.ti);
+}
+
+/** Settles downstream; a falsy short-circuit first skips all below it (short-circuit.ts), whose outcomes then follow. */
+async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[]): Promise<boolean> {
+  const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
+  let mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
+  for (const id of skipped) mayBeDone = (await settleDownstream(p, rc, id, 'skipped')) || mayBeDone;
+  return mayBeDone;
 }
 
 /** Gives freed maxActiveTasks slots to tasks waiting with `ready` set. */
@@ -260,7 +275,7 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
  */
 async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.kind !== 'sensor' && !countsSlots(rc.spec) && !isLimited(t)) {
+  if (t.kind !== 'sensor' && !countsSlots(rc.spec) && !isLimited(t) && !t.dependsOnPast) {
     const queued = await createTask(p, rc, t, 'queued');
     if (queued.ok) {
       await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);
@@ -281,8 +296,11 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
     const v = await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' });
     chosen = Array.isArray(v) ? v.map(String) : [];
   }
+  if (t.shortCircuit && ti.state === 'success') {
+    chosen = shortCircuitChosen(rc.spec, t, await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }));
+  }
   p.metrics.count('RepairedFollows', downstream.length);
-  if (await settleDownstream(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
+  if (await passOn(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
 }
 
 /**
@@ -309,7 +327,7 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
       dagId,
       run.runId,
       { state: 'queued' },
-      { state: 'running', startedAt: p.clock.now() },
+      { state: 'running', startedAt: p.clock.now(), ...runTimeoutPatch(dag.spec, run, p.clock.now()) },
       { delta: 1, max: dag.spec.maxActiveRuns },
     );
     if (!r.ok) {

@@ -62,7 +62,8 @@ export const TASK_TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>>
   scheduled: ['queued', 'sensing', 'deferred', 'skipped', 'upstream_failed', 'removed'],
   queued: ['running', 'skipped', 'upstream_failed', 'scheduled', 'removed', 'failed'],
   running: ['success', 'failed', 'up_for_retry', 'deferred', 'skipped', 'scheduled'],
-  up_for_retry: ['queued', 'sensing', 'failed', 'scheduled'],
+  // `skipped` from `up_for_retry`: the run timed out (run-timeout.ts).
+  up_for_retry: ['queued', 'sensing', 'failed', 'scheduled', 'skipped'],
   // `success` from `deferred`: a time sensor's timer fired.
   deferred: ['queued', 'success', 'failed', 'up_for_retry', 'skipped', 'scheduled'],
   sensing: ['success', 'failed', 'skipped', 'up_for_retry', 'scheduled'],

@@ -43,6 +43,8 @@ export function evaluateTriggerRule(
   rule: TriggerRule,
   upstreamIds: readonly string[],
   recorded: Readonly<Record<string, UpstreamOutcome>>,
+  /** A teardown's setups (direct upstreams), for `all_done_setup_success`. */
+  setups: readonly string[] = [],
 ): RuleDecision {
   // A branch that did not choose this task skips it whatever the rule.
   for (const id of upstreamIds) if (recorded[id] === 'branch_skipped') return 'skip';
@@ -87,5 +89,20 @@ export function evaluateTriggerRule(
       return allDone ? 'run' : 'wait';
     case 'always':
       return 'run';
+    case 'all_done_setup_success':
+      return teardownDecision(allDone, setups, recorded);
   }
+}
+
+/**
+ * Airflow's ALL_DONE_SETUP_SUCCESS (TriggerRuleDep): once every upstream is done, a
+ * teardown is skipped when all its setups were skipped, upstream-failed when none of them
+ * succeeded, and runs otherwise, whatever the work between them did.
+ */
+function teardownDecision(allDone: boolean, setups: readonly string[], recorded: Readonly<Record<string, UpstreamOutcome>>): RuleDecision {
+  if (!allDone) return 'wait';
+  if (setups.length === 0) return 'run';
+  const outcomes = setups.map((s) => recorded[s]);
+  if (outcomes.every((o) => o === 'skipped' || o === 'branch_skipped')) return 'skip';
+  return outcomes.some((o) => o === 'success') ? 'run' : 'upstream_failed';
 }

@@ -8,6 +8,7 @@ import { InvalidDagError, InvalidInputError } from './errors.js';
 import { TRIGGER_RULES, type DagSpec, type TaskSpec } from './model.js';
 import { assertTimezone, parseSchedule } from './timetable.js';
 import { checkTaskLimits } from './pool-limits.js';
+import { checkFlow } from './validate-flow.js';
 
 /** Ids of DAGs and tasks. */
 /** DAG and task ids: Airflow's `validate_key` (airflow/utils/helpers.py): word characters, `.` and `-`, at most 250. */
@@ -75,6 +76,7 @@ export function validateDagSpec(spec: DagSpec, opts: ValidateOptions = {}): void
   }
   for (const t of spec.tasks) checkTask(t, opts, (msg, cause) => fail(msg, t.taskId, cause));
   checkEdges(spec.tasks, byId, fail);
+  checkFlow(spec, fail, (id) => ID_PATTERN.test(id));
   const cycle = findCycle(spec.tasks, byId);
   if (cycle) fail(`cycle: ${cycle.join(' -> ')}`);
   // A branch without downstream tasks is valid, as in Airflow: it has nothing to skip.

@@ -24,6 +24,7 @@ import { transition } from './transition.js';
 import { finishTask, type Outcome } from './worker-finish.js';
 import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
+import { shortCircuitChosen } from './short-circuit.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -142,6 +143,7 @@ const NEVER_ABORTED = new AbortController().signal;
 function toOutcome(spec: DagSpec, t: TaskSpec, value: unknown): Outcome {
   if (isDeferRequest(value)) return { kind: 'deferred', request: value };
   if (isSkipRequest(value)) return { kind: 'skipped', reason: value.reason };
+  if (t.shortCircuit) return { kind: 'success', value, chosen: shortCircuitChosen(spec, t, value) };
   if (t.kind === 'branch') {
     const chosen = value === undefined || value === null ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
     // As Airflow's SkipMixin.skip_all_except: any task id of the DAG may be chosen (a

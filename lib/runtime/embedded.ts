@@ -212,6 +212,7 @@ export class EmbeddedRuntime {
     let at = Infinity;
     for (const run of await this.ports.store.listActiveRuns()) {
       if (run.state !== 'running') continue;
+      at = Math.min(at, run.timeoutAt ?? Infinity); // dagrunTimeout, enforced by reconcile
       for (const ti of await this.ports.store.listTasks(run.dagId, run.runId)) {
         at = Math.min(at, recoveryDueAt(ti, this.ports.config) ?? Infinity);
       }

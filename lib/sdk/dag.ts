@@ -10,6 +10,8 @@ import { normalizeDate, parseSchedule } from '../engine/index.js';
 import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
 import { applyPriorityWeights, limitOptions, type OwnWeight } from './pools.js';
+import { declareGroup, TaskGroupHandle } from './groups.js';
+import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -28,6 +30,7 @@ import type {
   TaskHandle,
   TaskMethodFn,
   TaskOptions,
+  TeardownOptions,
 } from './types.js';
 
 const DEFAULT_RETRY_DELAY_MS = 300_000;
@@ -41,7 +44,7 @@ interface Draft {
 }
 
 /** Internal state of one `dag()` call, shared by its handles. */
-class DagDraft {
+export class DagDraft {
   readonly tasks = new Map<string, Draft>();
   readonly edges = new Map<string, Set<string>>();
   readonly sensors = new Set<SensorDefinition<any>>();
@@ -86,6 +89,8 @@ class DagDraft {
     const limits = limitOptions(o, (msg) => this.fail(msg, taskId), (pool) => this.pools.add(pool));
     Object.assign(spec, limits.fields);
     this.weights.set(taskId, limits.own);
+    if (o.dependsOnPast !== undefined && typeof o.dependsOnPast !== 'boolean') this.fail(`dependsOnPast must be a boolean, got ${JSON.stringify(o.dependsOnPast)}`, taskId);
+    if (o.dependsOnPast) spec.dependsOnPast = true;
     this.tasks.set(taskId, { spec, methods });
     return new Handle(this, taskId, kind);
   }
@@ -99,14 +104,17 @@ class DagDraft {
     }
   }
 
-  ids(targets: ReadonlyArray<Linkable | readonly Linkable[]>): string[] {
+  /** Task ids of link ends; a task group stands for its leaves `from` it and its roots `to` it. */
+  ids(targets: ReadonlyArray<Linkable | readonly Linkable[]>, way: 'from' | 'to' = 'to'): string[] {
     const out: string[] = [];
     for (const t of targets.flat()) {
       if (t instanceof Handle) {
         if (t.draft !== this) this.fail(`task "${t.taskId}" belongs to dag "${t.dagId}", not to this DAG`, t.taskId);
         out.push(t.taskId);
       } else if (t instanceof Group) {
-        out.push(...this.ids(t.members));
+        out.push(...this.ids(t.members, way));
+      } else if (t instanceof TaskGroupHandle && t.draft === this) {
+        out.push(...t.edgeIds(way));
       } else {
         this.fail(`cannot link ${describe(t)}: expected a task handle or a group`);
       }
@@ -134,7 +142,15 @@ class Handle implements TaskHandle {
     return linkBefore(this.draft, [this], targets);
   }
   after(...sources: Array<Linkable | readonly Linkable[]>): TaskHandle {
-    this.draft.link(this.draft.ids(sources), [this.taskId]);
+    this.draft.link(this.draft.ids(sources, 'from'), [this.taskId]);
+    return this;
+  }
+  asSetup(): TaskHandle {
+    markSetup(this.draft, this.taskId);
+    return this;
+  }
+  asTeardown(options: TeardownOptions): TaskHandle {
+    markTeardown(this.draft, this.taskId, options);
     return this;
   }
 }
@@ -148,13 +164,13 @@ class Group implements TaskGroup {
     return linkBefore(this.draft, this.members, targets);
   }
   after(...sources: Array<Linkable | readonly Linkable[]>): TaskGroup {
-    this.draft.link(this.draft.ids(sources), this.taskIds);
+    this.draft.link(this.draft.ids(sources, 'from'), this.taskIds);
     return this;
   }
 }
 
-function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
-  draft.link(draft.ids(from), draft.ids(targets));
+export function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
+  draft.link(draft.ids(from, 'from'), draft.ids(targets));
   const flat = targets.flat();
   if (targets.length === 1 && !Array.isArray(targets[0])) return targets[0] as Linkable;
   return new Group(draft, flat);
@@ -234,6 +250,8 @@ export function dag<P extends Params = Params>(
     sensor: (taskId, decl: SensorDeclaration, opts: SensorOptions = {}) => {
       return draft.add(taskId, 'sensor', {}, opts, { sensor: sensorSpec(draft, taskId, decl, opts) });
     },
+    shortCircuit: (taskId, body, opts) => shortCircuitTask(draft, taskId, body, opts),
+    group: (groupId: string, a: any, b?: any) => declareGroup(builder, draft, undefined, groupId, a, b),
   };
   const result: unknown = build(builder);
   draft.open = false;
@@ -259,6 +277,8 @@ export function dag<P extends Params = Params>(
     tasks: assembleTasks(draft),
   };
   applyPriorityWeights(spec.tasks, draft.weights);
+  const dagrunTimeoutMs = draft.duration(o.dagrunTimeout, 'dagrunTimeout');
+  if (dagrunTimeoutMs !== undefined) spec.dagrunTimeoutMs = dagrunTimeoutMs;
   validateDagSpec(spec);
   spec.maxParallelism = dagWidth(spec.tasks);
   return Object.freeze({

@@ -41,6 +41,11 @@ export interface TaskOptions {
   maxActiveTisPerDag?: number;
   /** At most this many instances of this task run at once within one run (mapped instances). */
   maxActiveTisPerDagrun?: number;
+  /**
+   * Wait for this task's instance in the previous run (by logical date) to have succeeded or
+   * been skipped (Airflow's `depends_on_past`; the first instance of the task proceeds).
+   */
+  dependsOnPast?: boolean;
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -49,6 +54,32 @@ export interface PoolDefinition {
   readonly name: string;
   readonly slots: number;
   readonly description?: string;
+}
+
+/** Options of `shortCircuit()`. */
+export interface ShortCircuitOptions extends TaskOptions {
+  /**
+   * On a falsy result, skip every task downstream whatever its trigger rule (default true,
+   * as Airflow); false skips only the direct downstreams and lets the rest follow their rules.
+   */
+  ignoreDownstreamTriggerRules?: boolean;
+}
+
+/** Options of `group()` (Airflow's TaskGroup). */
+export interface TaskGroupOptions {
+  /** Prefix the ids of the group's tasks with the group id and a dot (default true). */
+  prefixGroupId?: boolean;
+  /** Task options for every task of the group (over the DAG's defaultArgs). */
+  defaultArgs?: TaskOptions;
+  tooltip?: string;
+}
+
+/** Options of `asTeardown()`. */
+export interface TeardownOptions {
+  /** The setup task(s) this teardown undoes; made setups and upstream of the teardown. */
+  setups: TaskHandle | readonly TaskHandle[];
+  /** When the teardown fails, fail the run too (default false: a teardown does not decide the run's state). */
+  onFailureFailDagrun?: boolean;
 }
 
 export interface SensorOptions extends TaskOptions {
@@ -91,6 +122,8 @@ export interface DagOptions<P extends Params = Params> {
   description?: string;
   pausedOnCreation?: boolean;
   defaultArgs?: TaskOptions;
+  /** A run that has run this long fails; its unfinished tasks end `skipped` (Airflow's dagrun_timeout). */
+  dagrunTimeout?: Duration;
 }
 
 /** Return value of a task body: the XCom value, or a defer/skip marker. */
@@ -135,11 +168,23 @@ export interface TaskHandle extends Links<TaskHandle> {
   readonly taskId: string;
   readonly kind: TaskKind;
   readonly dagId: string;
+  /** Marks this task a setup (Airflow's `as_setup`). */
+  asSetup(): TaskHandle;
+  /** Marks this task the teardown of `setups` (Airflow's `as_teardown`); they become its upstream. */
+  asTeardown(options: TeardownOptions): TaskHandle;
 }
 
 /** Several tasks linked together. */
 export interface TaskGroup extends Links<TaskGroup> {
   readonly taskIds: readonly string[];
+}
+
+/**
+ * A group from `group()`: linking into it reaches its root tasks, linking out of it
+ * starts from its leaf tasks (as Airflow's TaskGroup). `taskIds` lists all its tasks.
+ */
+export interface GroupHandle extends TaskGroup {
+  readonly groupId: string;
 }
 
 /** The built-in sensor types, or one from `defineSensor`. */
@@ -156,6 +201,11 @@ export interface DagBuilder<P extends Params = Params> {
   task(taskId: string, body: TaskFn<P> | DeferrableTask<P>, options?: TaskOptions): TaskHandle;
   branch(taskId: string, body: BranchFn<P>, options?: TaskOptions): TaskHandle;
   sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): TaskHandle;
+  /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */
+  shortCircuit(taskId: string, body: TaskFn<P>, options?: ShortCircuitOptions): TaskHandle;
+  /** A task group: its tasks' ids are prefixed `groupId.` (Airflow's TaskGroup). */
+  group(groupId: string, build: (builder: DagBuilder<P>) => void): GroupHandle;
+  group(groupId: string, options: TaskGroupOptions, build: (builder: DagBuilder<P>) => void): GroupHandle;
 }
 
 /** A callable of a task: `execute` or a resume method. */

@@ -87,3 +87,22 @@ export function finalStateOf(decision: RefDecision): 'run' | 'skipped' | 'upstre
   if (decision === 'run') return 'run';
   return 'never';
 }
+
+/**
+ * ALL_DONE_SETUP_SUCCESS as TriggerRuleDep decides it (airflow-core 3.x), where
+ * `isSetup[i]` tells whether upstream i is a setup: once all upstreams are done, skipped
+ * when every setup was skipped, upstream-failed when none succeeded, else run.
+ *
+ * @example
+ * airflowTeardownDecision(['failed', 'success'], [true, false]); // 'upstream_failed'
+ */
+export function airflowTeardownDecision(outcomes: readonly (RefOutcome | undefined)[], isSetup: readonly boolean[]): RefDecision {
+  const upstreamDone = outcomes.every((o) => o !== undefined);
+  const setups = outcomes.filter((_, i) => isSetup[i]);
+  const upstreamSetup = setups.length;
+  const skippedSetup = setups.filter((o) => o === 'skipped').length;
+  const successSetup = setups.filter((o) => o === 'success').length;
+  if (upstreamDone && upstreamSetup && skippedSetup >= upstreamSetup) return 'skip';
+  if (upstreamDone && upstreamSetup && successSetup === 0) return 'upstream_failed';
+  return upstreamDone ? 'run' : 'wait';
+}

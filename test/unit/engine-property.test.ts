@@ -26,7 +26,7 @@ const caseArb: fc.Arbitrary<Case> = fc.integer({ min: 1, max: 12 }).chain((n) =>
     n: fc.constant(n),
     upstream: fc.tuple(...Array.from({ length: n }, (_, i) =>
       fc.subarray(Array.from({ length: i }, (_, j) => j)).map((ups) => (i > 0 && ups.length > 3 ? ups.slice(-3) : ups)))),
-    rules: fc.array(fc.constantFrom(...TRIGGER_RULES), { minLength: n, maxLength: n }),
+    rules: fc.array(fc.constantFrom(...TRIGGER_RULES.filter((r) => r !== 'all_done_setup_success')), { minLength: n, maxLength: n }),
     retries: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: n, maxLength: n }),
     plans: fc.array(
       fc.array(fc.constantFrom<TryOutcome>('success', 'success', 'fail', 'skip'), { minLength: 3, maxLength: 3 }),

@@ -22,7 +22,8 @@ function engineDecision(rule: TriggerRule, outcomes: readonly (RefOutcome | unde
 }
 
 describe('trigger rules: truth table against Airflow TriggerRuleDep', () => {
-  for (const rule of TRIGGER_RULES) {
+  // all_done_setup_success depends on which upstreams are setups: its own table is in engine-flow-setup-teardown.test.ts.
+  for (const rule of TRIGGER_RULES.filter((r) => r !== 'all_done_setup_success')) {
     it(`${rule} over every combination of 1 to 3 upstreams`, () => {
       const mismatches: string[] = [];
       let checked = 0;
