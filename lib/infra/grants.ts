@@ -41,13 +41,14 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     kv: ['GetItem', 'PutItem'],
   },
   // one shard: list and claim sensor rows, settle sensors and their downstream (a
-  // downstream sensor registers its row), end a run whose last task was a sensor.
+  // downstream sensor registers its row), end a run whose last task was a sensor (its
+  // tasks listed, the DAG's active-run count moved, a queued run started).
   poker: {
-    dags: ['GetItem'],
+    dags: ['GetItem', 'UpdateItem'],
     runs: ['GetItem', 'UpdateItem', 'Query'],
-    tasks: ['GetItem', 'UpdateItem'],
+    tasks: ['GetItem', 'UpdateItem', 'Query'],
     triggers: ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
-    kv: ['UpdateItem'],
+    kv: ['GetItem', 'UpdateItem'],
   },
   // the DAG registry: upsert, list, delete DAGs a new bundle no longer has (and their specs in kv).
   registerBundle: {
