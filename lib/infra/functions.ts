@@ -1,14 +1,13 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../engine/index.js';
-import { acknowledgeWildcardResource } from './nag.js';
+import { grantEventSource, grantSend, grantTables, TABLE_ACCESS } from './grants.js';
 import type { BundleBucket } from './bundle-bucket.js';
 import type { ReadyQueue } from './ready-queue.js';
 import type { Schedules } from './schedules.js';
@@ -67,25 +66,6 @@ export const BUNDLING: BundlingOptions = {
   externalModules: ['@aws-sdk/*'],
 };
 
-/**
- * The DynamoDB actions the adapters use (lib/adapters/aws: Get/Put/Update/Delete, Query,
- * Scan, TransactWriteItems whose items are authorized as their own actions). The
- * rehearsal's least-privilege scenario showed the rest of grantReadWriteData unused:
- * BatchGetItem, BatchWriteItem, DescribeTable and the stream actions (no table has a stream).
- */
-export const STATE_ACTIONS = [
-  'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem',
-  'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem',
-] as const;
-
-function grantStateData(state: StateTables, grantee: iam.IGrantable, only?: readonly string[]): void {
-  const tables = only ? only.map((id) => state.tables[id]).filter((t) => t !== undefined) : state.all;
-  for (const table of tables) {
-    table.grant(grantee, ...STATE_ACTIONS);
-    acknowledgeWildcardResource(grantee, `${table.tableArn}/index/*`, 'Queries the secondary indexes of this table only (index names are fixed by dynamo-schema.ts).');
-  }
-}
-
 function checkInt(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new InvalidInputError(`${name} must be an integer in ${min}..${max}, got ${value}`);
@@ -110,8 +90,8 @@ export class Functions extends Construct {
   public readonly poker: NodejsFunction;
   /** Registers a bundle version when its manifest lands in S3. */
   public readonly registerBundle: NodejsFunction;
-  /** The worker's SQS event source. */
-  public readonly workerEventSource: SqsEventSource;
+  /** The worker's SQS event source mapping. */
+  public readonly workerEventSource: lambda.EventSourceMapping;
   /** Log groups by function. */
   public readonly logGroups: Readonly<Record<'tick' | 'worker' | 'poker' | 'registerBundle', logs.LogGroup>>;
 
@@ -199,14 +179,17 @@ export class Functions extends Construct {
     });
     this.logGroups = logGroups as Functions['logGroups'];
 
+    // Exactly the actions each function's code sends (lib/infra/grants.ts), proven by the
+    // rehearsal's least-privilege scenario. register-bundle keeps the DAG registry (dags,
+    // and kv for offloaded specs) and sends nothing to the queue: runs are the tick's business.
+    grantTables(state, this.tick, TABLE_ACCESS.tick);
+    grantTables(state, this.worker, TABLE_ACCESS.worker);
+    grantTables(state, this.poker, TABLE_ACCESS.poker);
+    grantTables(state, this.registerBundle, TABLE_ACCESS.registerBundle);
     for (const fn of [this.tick, this.worker, this.poker]) {
-      grantStateData(state, fn);
-      readyQueue.queue.grantSendMessages(fn);
+      grantSend(fn, readyQueue.queue.queueArn);
+      schedules.grantTimers(fn);
     }
-    // register-bundle keeps the DAG registry (dags, and kv for offloaded specs) and sends
-    // nothing to the queue: runs are the tick's business (rehearsal least-privilege scenario).
-    grantStateData(state, this.registerBundle, ['dags', 'kv']);
-    for (const fn of [this.tick, this.worker, this.poker]) schedules.grantTimers(fn);
     schedules.grantDagSchedules(this.registerBundle);
     // Every function reads manifests (the tick's reconcile reads the pinned spec of each
     // run it advances) and offloaded values (a spec or run conf over 350 KB lives in
@@ -223,12 +206,15 @@ export class Functions extends Construct {
       this.poker.addToRolePolicy(statement);
     }
 
-    this.workerEventSource = new SqsEventSource(readyQueue.queue, {
+    // A mapping with its own grant instead of SqsEventSource, whose grantConsumeMessages
+    // adds GetQueueUrl and ChangeMessageVisibility that Lambda's poller never calls.
+    grantEventSource(this.worker, readyQueue.queue.queueArn);
+    this.workerEventSource = this.worker.addEventSourceMapping('ReadyQueue', {
+      eventSourceArn: readyQueue.queue.queueArn,
       batchSize,
       reportBatchItemFailures: true,
       maxConcurrency,
     });
-    this.worker.addEventSource(this.workerEventSource);
   }
 
   /** The four functions: tick, worker, poker, register-bundle. */

@@ -109,16 +109,15 @@ export class Schedules extends Construct {
   }
 
   /**
-   * Create, read and delete one-time timers in the timer group, passing the target role.
+   * Create one-time timers in the timer group, passing the target role. Nothing more:
+   * a timer deletes itself after it fires (ActionAfterCompletion DELETE) and the engine
+   * never cancels one (a stale fire is ignored by its claim token), so no function reads
+   * or deletes timers (rehearsal least-privilege scenario).
    * @example
    * schedules.grantTimers(worker);
    */
   grantTimers(grantee: iam.IGrantable): void {
-    this.grantOnGroup(grantee, this.timerGroupName, [
-      'scheduler:CreateSchedule',
-      'scheduler:GetSchedule',
-      'scheduler:DeleteSchedule',
-    ]);
+    this.grantOnGroup(grantee, this.timerGroupName, ['scheduler:CreateSchedule']);
     this.grantPassTargetRole(grantee);
   }
 

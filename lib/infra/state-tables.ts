@@ -96,6 +96,12 @@ export class StateTables extends Construct {
     this.tables = tables;
   }
 
+  /** Whether the table `id` has secondary indexes (its grants then cover `/index/*`). */
+  hasIndexes(id: string): boolean {
+    const table = this.tables[id];
+    return table !== undefined && this.indexed.has(table);
+  }
+
   /** Every table, in definition order. */
   get all(): dynamodb.Table[] {
     return Object.values(this.tables);

@@ -138,7 +138,9 @@ export class RehearsalFunction {
     const tmp = join(this.o.tmpRoot, `${this.spec.logicalId}-${n}`);
     mkdirSync(tmp, { recursive: true });
     const worker = new Worker(new URL('./container-bootstrap.mjs', import.meta.url), {
-      env: { ...this.spec.env, TMPDIR: tmp },
+      // The handlers cache bundles under an absolute /tmp path (lib/adapters/aws/lambda.ts),
+      // which on this machine every container would share: point it into the container's own /tmp.
+      env: { ...this.spec.env, TMPDIR: tmp, AIRLESS_BUNDLE_CACHE: join(tmp, 'airless-bundles') },
       stdout: true,
       stderr: true,
       workerData: {

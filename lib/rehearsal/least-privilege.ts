@@ -3,9 +3,11 @@
  * recorded with the allow statements that matched. A statement is needed when some
  * allowed call matched it alone: replaying that call against the role's policies minus
  * the statement (with the real evaluator) gives AccessDenied, which names the statement.
- * A statement no call matched, or an action in it no call used, is an unused grant.
+ * An action of a statement that no call used is an unused grant: allowed only when the
+ * allow-list (grant-allowlist.ts) gives the code path that needs it.
  */
 import { evaluate, type Decision, type PolicyDocument, type PolicyStatement } from './gateway/index.js';
+import { allowedFor } from './grant-allowlist.js';
 import { collectPolicies } from './policies.js';
 import { ACCOUNT_ID, type StackTemplate } from './template.js';
 
@@ -22,8 +24,10 @@ export interface StatementVerdict {
 
 export interface GrantReport {
   statements: StatementVerdict[];
-  /** `principal statement action` for every statement or action no scenario needed. */
+  /** `principal statement action on resources` for every action no scenario used and the allow-list does not explain. */
   unused: string[];
+  /** Unused but allow-listed (lib/rehearsal/grant-allowlist.ts): the grant and its reason. */
+  allowed: { grant: string; reason: string }[];
 }
 
 const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
@@ -39,7 +43,7 @@ export async function analyzeGrants(t: StackTemplate, decisions: readonly Decisi
   const { principals, resourcePolicies } = collectPolicies(t);
   // Roles of functions that only run during a deploy (CDK's custom-resource handlers) are out of scope.
   const deployOnly = new Set(t.ofType('AWS::Lambda::Function').filter(([, r]) => typeof r.Metadata?.['aws:asset:path'] !== 'string').map(([id]) => id));
-  const report: GrantReport = { statements: [], unused: [] };
+  const report: GrantReport = { statements: [], unused: [], allowed: [] };
   for (const p of principals) {
     if (deployOnly.has(p.name)) continue;
     const mine = decisions.filter((d) => d.allowed && (d.principal === p.name || d.principal === p.roleArn));
@@ -62,12 +66,13 @@ export async function analyzeGrants(t: StackTemplate, decisions: readonly Decisi
           if (!replay.allowed) verdict.provenBy = `${sole.action} on ${sole.resource}`;
         }
         report.statements.push(verdict);
-        if (used.length === 0) {
-          report.unused.push(`${p.name} ${label} ${actions.join(',')} on ${list(s.Resource).join(',')}`);
-          continue;
-        }
+        const resources = list(s.Resource);
         for (const a of actions) {
-          if (!used.some((d) => actionMatches(a, d.action))) report.unused.push(`${p.name} ${label} ${a}`);
+          if (used.some((d) => actionMatches(a, d.action))) continue;
+          const grant = `${p.name} ${label} ${a} on ${resources.join(',')}`;
+          const allowed = allowedFor(p.name, a, resources);
+          if (allowed) report.allowed.push({ grant, reason: allowed.reason });
+          else report.unused.push(grant);
         }
       }
     }

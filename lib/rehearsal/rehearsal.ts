@@ -90,7 +90,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
   try {
     const servers: LocalServers = await startServers({ clock, dir: stateDir, dynamodbEndpoint: o.dynamodbEndpoint });
     stops.push(servers.stop);
-    const resources = await createResources(template, servers);
+    // TTL only when the rehearsal's clock is not behind DynamoDB Local's (see createResources).
+    const resources = await createResources(template, servers, { ttl: clock.now() >= Date.now() - 60_000 });
     const roles = collectPolicies(template);
     let fire: (f: Parameters<NonNullable<Parameters<typeof startGateway>[0]['onScheduleFire']>>[0]) => Promise<void> = async () => {};
     const gateway = await startGateway({
@@ -149,7 +150,9 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       const fn = [...functions.values()].find((f) => f.spec.name === p.FunctionName || f.spec.arn === p.FunctionName);
       const queue = resources.queues.find((q) => q.arn === p.EventSourceArn);
       if (!fn || !queue || p.Enabled === false) continue;
-      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility']) {
+      // What Lambda's poller calls with the function's role (AWS's AWSLambdaSQSQueueExecutionRole):
+      // a failed item is left to return after the visibility timeout, never re-timed.
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']) {
         await gateway.authorize(fn.spec.logicalId, action, queue.arn);
       }
       const poller = new SqsPoller({

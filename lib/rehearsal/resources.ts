@@ -20,9 +20,16 @@ export interface CreatedResources {
 
 /**
  * @example
- * const created = await createResources(template, servers);
+ * const created = await createResources(template, servers, { ttl: true });
+ *
+ * `ttl: false` leaves TTL off. DynamoDB Local deletes expired items by its own (real)
+ * clock, within seconds; the deployed code computes expiry from the rehearsal's clock. A
+ * rehearsal that starts in the past (scenarios start on 2026-01-01) would see XCom, runs
+ * and signals written a moment ago vanish at random: the readme scenario's "known flake"
+ * (a cleared task found its upstream's XCom gone). A clock ahead of real time only makes
+ * items expire late, as AWS's TTL does anyway.
  */
-export async function createResources(t: StackTemplate, servers: LocalServers): Promise<CreatedResources> {
+export async function createResources(t: StackTemplate, servers: LocalServers, opts: { ttl?: boolean } = {}): Promise<CreatedResources> {
   const c = makeClients({ endpoints: { dynamodb: servers.dynamodb, sqs: servers.sqs, s3: servers.s3 } });
   const out: CreatedResources = { tables: [], queues: [], buckets: [] };
 
@@ -43,7 +50,7 @@ export async function createResources(t: StackTemplate, servers: LocalServers): 
     });
     await c.dynamodb.send(new CreateTableCommand(input));
     const ttl = p.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
-    if (ttl?.Enabled && ttl.AttributeName) {
+    if (opts.ttl !== false && ttl?.Enabled && ttl.AttributeName) {
       await c.dynamodb.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }));
     }
     out.tables.push(name);

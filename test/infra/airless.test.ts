@@ -1,6 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AirlessStack } from '../../lib/infra/stack.js';
+import { TABLE_ACCESS } from '../../lib/infra/grants.js';
 import { tableDefinitions } from '../../lib/infra/table-definitions.js';
 import { actionsOf, logicalId, resourcesOf, statementsOfRole, synthAirless } from './synth.js';
 
@@ -246,12 +247,25 @@ describe('default Airless stack', () => {
     }
 
     const has = (statements: any[], action: string) => statements.some((s) => actionsOf(s).includes(action));
-    // Only the DynamoDB actions the adapters use (the rehearsal's least-privilege scenario).
+    // Only the DynamoDB actions the code sends, per table (lib/infra/grants.ts, proven by the
+    // rehearsal's least-privilege scenario): no code sends these at all.
     for (const statements of Object.values(byRole)) {
-      for (const unused of ['dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem', 'dynamodb:DescribeTable', 'dynamodb:GetRecords']) expect(has(statements, unused)).toBe(false);
-      expect(has(statements, 'dynamodb:ConditionCheckItem')).toBe(true);
+      for (const unused of ['dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem', 'dynamodb:DescribeTable', 'dynamodb:GetRecords', 'dynamodb:ConditionCheckItem']) expect(has(statements, unused)).toBe(false);
     }
-    expect(has(byRole.worker, 'sqs:ReceiveMessage')).toBe(true);
+    const tableKeys: Record<string, keyof typeof TABLE_ACCESS> = { tick: 'tick', worker: 'worker', poker: 'poker', register: 'registerBundle' };
+    for (const [name, statements] of Object.entries(byRole)) {
+      for (const [table, actions] of Object.entries(TABLE_ACCESS[tableKeys[name]!])) {
+        const logical = tableIds.find((t) => t.toLowerCase().includes(`state${table}`))!;
+        const onTable = statements.filter((s) => JSON.stringify(s.Resource).includes(logical) && actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+        expect([name, table, onTable.flatMap(actionsOf).sort()]).toEqual([name, table, actions!.map((a) => `dynamodb:${a}`).sort()]);
+      }
+    }
+    // The queue: send only (no GetQueueUrl/GetQueueAttributes); the worker's event source
+    // mapping with what Lambda's poller calls.
+    for (const statements of [byRole.tick, byRole.worker, byRole.poker]) {
+      expect(statements.filter((s) => actionsOf(s).includes('sqs:SendMessage')).map(actionsOf)).toEqual([['sqs:SendMessage']]);
+    }
+    expect(byRole.worker.filter((s) => actionsOf(s).includes('sqs:ReceiveMessage')).map(actionsOf)).toEqual([['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']]);
     for (const other of [byRole.tick, byRole.poker, byRole.register]) expect(has(other, 'sqs:ReceiveMessage')).toBe(false);
     // register-bundle keeps the registry only: dags and kv tables, no queue.
     expect(has(byRole.register, 'sqs:SendMessage')).toBe(false);

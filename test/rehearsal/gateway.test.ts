@@ -35,7 +35,11 @@ const worker = principal('Worker', doc([
   { Sid: 'Bundles', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: `arn:aws:s3:::${BUCKET}/*` },
   { Sid: 'ListBundles', Effect: 'Allow', Action: 's3:ListBucket', Resource: `arn:aws:s3:::${BUCKET}`, Condition: { StringLike: { 's3:prefix': 'bundles/*' } } },
 ]));
-const both = principal('Both', doc({ Sid: 'Tables', Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: [table(RUNS), table(TASKS)] }));
+const both = principal('Both', doc(
+  { Sid: 'Tables', Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: [table(RUNS), table(TASKS)] },
+  { Sid: 'Read', Effect: 'Allow', Action: 's3:GetObject', Resource: `arn:aws:s3:::${BUCKET}/*` },
+  { Sid: 'List', Effect: 'Allow', Action: 's3:ListBucket', Resource: `arn:aws:s3:::${BUCKET}` },
+));
 const bucketPolicy = doc(
   { Sid: 'TlsOnly', Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:*', Resource: [`arn:aws:s3:::${BUCKET}`, `arn:aws:s3:::${BUCKET}/*`], Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
   { Sid: 'KeepBundles', Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${BUCKET}/bundles/*` },
@@ -150,8 +154,16 @@ describe.skipIf(!endpoint)('rehearsal gateway: IAM in front of the local servers
     const text = 'streamed '.repeat(5000);
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'blobs/stream.txt', Body: Readable.from([Buffer.from(text)]), ContentLength: text.length }));
     expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'blobs/stream.txt' }))).Body!.transformToString()).toBe(text);
-    await expect(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'blobs/missing' }))).rejects.toMatchObject({ name: 'NotFound', $metadata: { httpStatusCode: 404 } });
-    expect(gw.decisions.at(-1)).toMatchObject({ action: 's3:GetObject', resource: `arn:aws:s3:::${BUCKET}/blobs/missing`, allowed: true });
+    // A missing key is a 404 only for a caller that may list the bucket (AWS's rule): the
+    // worker's ListBucket holds only with an s3:prefix, which a GetObject does not carry.
+    await expect(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'blobs/missing' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+    expect(gw.decisions.slice(-2)).toMatchObject([
+      { action: 's3:GetObject', resource: `arn:aws:s3:::${BUCKET}/blobs/missing`, allowed: true },
+      { action: 's3:ListBucket', resource: `arn:aws:s3:::${BUCKET}`, allowed: false },
+    ]);
+    const lister = as(new S3Client({ ...base, endpoint: gw.url, credentials: creds(both) }));
+    await expect(lister.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'blobs/missing' }))).rejects.toMatchObject({ name: 'NoSuchKey', $metadata: { httpStatusCode: 404 } });
+    expect(gw.decisions.at(-1)).toMatchObject({ principal: 'Both', action: 's3:ListBucket', allowed: true });
   });
 
   it('a bucket policy deny wins over an identity allow: explicit deny and aws:SecureTransport false', async () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../lib/rehearsal/gateway/index.js';
+import { ALLOWED_UNUSED } from '../../lib/rehearsal/grant-allowlist.js';
 import { analyzeGrants } from '../../lib/rehearsal/least-privilege.js';
 import { StackTemplate } from '../../lib/rehearsal/template.js';
 
@@ -41,6 +42,30 @@ describe('analyzeGrants', () => {
       { principal: 'Fn', statement: 'P/#1', actions: ['dynamodb:GetItem', 'dynamodb:Scan'], used: true, provenBy: `dynamodb:GetItem on ${used.resource}` },
       { principal: 'Fn', statement: 'P/#2', actions: ['sqs:SendMessage'], used: false },
     ]);
-    expect(report.unused).toEqual(['Fn P/#1 dynamodb:Scan', 'Fn P/#2 sqs:SendMessage on arn:aws:sqs:us-east-1:000000000000:q']);
+    const tableArn = 'arn:aws:dynamodb:us-east-1:000000000000:table/t';
+    expect(report.unused).toEqual([`Fn P/#1 dynamodb:Scan on ${tableArn}`, 'Fn P/#2 sqs:SendMessage on arn:aws:sqs:us-east-1:000000000000:q']);
+    expect(report.allowed).toEqual([]);
+  }, 20_000);
+
+  it('lets an unused grant pass only through the allow-list, with its reason', async () => {
+    // The Scheduler invoker role's DLQ send is allow-listed: only AWS's Scheduler uses it, on a failed delivery.
+    const invoker = new StackTemplate('S', {
+      Resources: {
+        InvokerRole: { Type: 'AWS::IAM::Role', Properties: {} },
+        Policy: {
+          Type: 'AWS::IAM::Policy',
+          Properties: {
+            PolicyName: 'InvokerPolicy', Roles: [{ Ref: 'InvokerRole' }],
+            PolicyDocument: { Version: '2012-10-17', Statement: [
+              { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:us-east-1:000000000000:S-SchedulerDeadLetterQueue1' },
+              { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:us-east-1:000000000000:S-ReadyQueue' },
+            ] },
+          },
+        },
+      },
+    }, '/nowhere');
+    const report = await analyzeGrants(invoker, []);
+    expect(report.allowed).toEqual([{ grant: expect.stringContaining('SchedulerDeadLetterQueue1'), reason: ALLOWED_UNUSED[0]!.reason }]);
+    expect(report.unused).toEqual(['InvokerRole InvokerPolicy/#2 sqs:SendMessage on arn:aws:sqs:us-east-1:000000000000:S-ReadyQueue']);
   }, 20_000);
 });

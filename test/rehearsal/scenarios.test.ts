@@ -1,20 +1,40 @@
 /**
  * The rehearsal scenarios as tests: the synthesized stack (one `cdk synth` for the file)
- * on DynamoDB Local, local-aws-sqs and s3rver, every AWS call authorized by the gateway.
+ * on DynamoDB Local, local-aws-sqs and s3rver, every AWS call authorized by the gateway;
+ * then least privilege over every call the three scenarios made.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Decision } from '../../lib/rehearsal/gateway/index.js';
 import { synth } from '../../lib/rehearsal/rehearsal.js';
-import { runScenarios, SCENARIO_CONTEXT } from '../../lib/rehearsal/scenarios/index.js';
+import { leastPrivilege, runScenarios, SCENARIO_CONTEXT, type Summary } from '../../lib/rehearsal/scenarios/index.js';
+import type { StackTemplate } from '../../lib/rehearsal/template.js';
 
 const dynamodbEndpoint = inject('dynamodbEndpoint');
 let work = '';
 let cdkOut = '';
 const lines: string[] = [];
 const log = (line: string) => void lines.push(line);
+const decisions: Decision[] = [];
+const passed = new Set<string>();
+let template: StackTemplate | undefined;
 
+async function scenario(name: string): Promise<Summary> {
+  const s = await runScenarios([name], { stateDir: join(work, 'state'), cdkOut, dynamodbEndpoint }, log);
+  decisions.push(...s.decisions);
+  template = s.template ?? template;
+  expect(s.scenarios, lines.filter((l) => !l.startsWith('  ok')).join('\n')).toMatchObject([{ name, ok: true }]);
+  expect(s.denied).toEqual([]);
+  passed.add(name);
+  return s;
+}
+
+// Retries: the scenarios wait for the deployed code in real time (up to minutes) while the
+// CPU may be shared with many processes. The flake this retry used to hide had a cause,
+// now fixed: DynamoDB Local's TTL sweep (real clock) deleted items the rehearsal's past
+// virtual clock had just written (a cleared task's upstream XCom). See createResources.
 describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'airless-rehearsal-test-'));
@@ -26,15 +46,25 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
   });
 
   it('readme: the README deploy section passes with no call denied', { timeout: 300_000, retry: 1 }, async () => {
-    const s = await runScenarios(['readme'], { stateDir: join(work, 'state'), cdkOut, dynamodbEndpoint }, log);
-    expect(s.scenarios, lines.filter((l) => !l.startsWith('  ok')).join('\n')).toMatchObject([{ name: 'readme', ok: true }]);
-    expect(s.denied).toEqual([]);
+    const s = await scenario('readme');
     expect(s.awsCalls).toBeGreaterThan(100);
-  }); // KNOWN FLAKE: failed once under a fully loaded machine (cause not yet found); a retry is logged by vitest
+  });
 
   it('faults: large values, a killed worker, a poison message, a bundle that cannot be scheduled', { timeout: 400_000, retry: 1 }, async () => {
-    const s = await runScenarios(['faults'], { stateDir: join(work, 'state'), cdkOut, dynamodbEndpoint }, log);
-    expect(s.scenarios, lines.filter((l) => !l.startsWith('  ok')).join('\n')).toMatchObject([{ name: 'faults', ok: true }]);
-    expect(s.denied).toEqual([]);
-  }); // see above
+    await scenario('faults');
+  });
+
+  it('paths: lease expiry, sensors the poker and the tick settle, removed DAGs, a deleted bundle', { timeout: 300_000, retry: 1 }, async () => {
+    await scenario('paths');
+  });
+
+  it('least privilege: every grant a call used is needed, every unused one is allow-listed with its reason', async (ctx) => {
+    // Unused grants are judged on all three scenarios' calls: after a failure they would be wrong.
+    if (passed.size < 3) ctx.skip();
+    const { ok, grants } = await leastPrivilege(template!, decisions, log);
+    expect(grants.unused, 'unused grants: cut them, reach them in a scenario, or allow-list them (lib/rehearsal/grant-allowlist.ts)').toEqual([]);
+    expect(grants.statements.filter((s) => s.used && !s.provenBy)).toEqual([]);
+    expect(grants.allowed.length).toBeGreaterThan(0);
+    expect(ok).toBe(true);
+  }, 60_000);
 });

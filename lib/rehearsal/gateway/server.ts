@@ -92,7 +92,15 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       const payload = decodeAwsChunked(body);
       return forward(req, res, o.upstream.s3, path, upstreamKey, payload, decodedHeaders(req.headers, payload.length));
     }
-    forward(req, res, o.upstream[service as 'dynamodb' | 'sqs' | 's3'], path, upstreamKey, body);
+    // S3 answers a missing key with 404 only to a caller that may list the bucket; anyone
+    // else gets 403 AccessDenied (so it cannot probe for keys). The check is recorded.
+    const read = checks.length === 1 && /^s3:GetObject(Version)?$/.test(checks[0]!.action) ? checks[0]! : undefined;
+    const onMissing = read && (async (): Promise<GatewayResponse | undefined> => {
+      const bucket = read.resource.replace(/^(arn:aws:s3:::[^/]+)\/.*$/, '$1');
+      const list = await access.check(principal, { action: 's3:ListBucket', resource: bucket });
+      return list.result.allowed ? undefined : accessDenied('s3', deniedMessage(list.callerArn, 's3:ListBucket', bucket, 'implicit'));
+    });
+    forward(req, res, o.upstream[service as 'dynamodb' | 'sqs' | 's3'], path, upstreamKey, body, req.headers, onMissing || undefined);
   }
 
   const server = createServer((req, res) => {
@@ -143,10 +151,25 @@ function send(res: ServerResponse, r: GatewayResponse): void {
 }
 
 /** Pass the request on unchanged but for the host and the credential's key id; stream the answer back. */
-function forward(req: IncomingMessage, res: ServerResponse, base: string, path: string, upstreamKey: string, body: Buffer | undefined, reqHeaders = req.headers): void {
+function forward(
+  req: IncomingMessage, res: ServerResponse, base: string, path: string, upstreamKey: string, body: Buffer | undefined, reqHeaders = req.headers,
+  onMissing?: () => Promise<GatewayResponse | undefined>,
+): void {
   const up = new URL(base);
   const headers = { ...withAccessKey(reqHeaders, upstreamKey), host: up.host };
   const out = request({ hostname: up.hostname, port: up.port, method: req.method, path, headers }, (answer) => {
+    if (answer.statusCode === 404 && onMissing) {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c));
+      answer.on('end', () => {
+        onMissing().then((denied) => {
+          if (denied) return send(res, denied);
+          res.writeHead(404, answer.headers);
+          res.end(Buffer.concat(chunks));
+        }).catch((err: Error) => res.destroy(err));
+      });
+      return;
+    }
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
   });

@@ -11,10 +11,13 @@ import { startRehearsal, synth, type Rehearsal, type RehearsalOptions } from '..
 import type { StackTemplate } from '../template.js';
 import { scenarioContext, type Scenario } from './context.js';
 import { faults } from './faults.js';
+import { paths } from './paths.js';
 import { readme } from './readme.js';
 
-export const SCENARIOS: Record<string, Scenario> = { readme, faults };
-export const SCENARIO_NAMES = ['readme', 'faults', 'least-privilege'] as const;
+export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths };
+export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'least-privilege'] as const;
+/** What least-privilege replays: every call of these scenarios. */
+export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths'] as const;
 
 /** Virtual start: 2026-01-01T23:50Z, ten minutes before the example DAGs' daily schedules fire. */
 export const SCENARIO_START = Date.parse('2026-01-01T23:50:00Z');
@@ -34,9 +37,14 @@ export interface Summary {
   accessDenied: number;
   awsCalls: number;
   unusedGrants: string[];
+  /** Unused grants the allow-list explains (lib/rehearsal/grant-allowlist.ts), with the reason. */
+  allowListedGrants: { grant: string; reason: string }[];
   /** Denied calls: function, action, resource. */
   denied: { principal: string; action: string; resource: string }[];
   grants?: GrantReport;
+  /** Every authorization decision of the scenarios run (not printed). */
+  decisions: Decision[];
+  template?: StackTemplate;
 }
 
 /**
@@ -47,10 +55,10 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
   for (const n of names) {
     if (!(SCENARIO_NAMES as readonly string[]).includes(n)) throw new InvalidInputError(`unknown scenario ${n}; choose from ${SCENARIO_NAMES.join(', ')}`);
   }
-  const summary: Summary = { scenarios: [], accessDenied: 0, awsCalls: 0, unusedGrants: [], denied: [] };
   const decisions: Decision[] = [];
+  const summary: Summary = { scenarios: [], accessDenied: 0, awsCalls: 0, unusedGrants: [], allowListedGrants: [], denied: [], decisions };
   // least-privilege replays what the other scenarios did: run them too when only it is asked.
-  const toRun = names.includes('least-privilege') ? [...new Set([...names.filter((n) => n !== 'least-privilege'), 'readme', 'faults'])] : [...names];
+  const toRun = names.includes('least-privilege') ? [...new Set([...names.filter((n) => n !== 'least-privilege'), ...LEAST_PRIVILEGE_INPUTS])] : [...names];
   let template: StackTemplate | undefined;
   // One synth for every scenario; two poker shards instead of eight (`-c shards=2`, a
   // supported deploy setting) so that each warped minute costs 3 invocations, not 9.
@@ -81,19 +89,28 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
   }
   summary.awsCalls = decisions.length;
   summary.accessDenied = summary.denied.length;
+  summary.template = template;
   if (names.includes('least-privilege') && template) {
     const started = performance.now();
-    {
-      const grants = await analyzeGrants(template, decisions);
-      summary.grants = grants;
-      summary.unusedGrants = grants.unused;
-      // ok: every statement a call used is proven needed by a replay that is denied without
-      // it. Unused grants are reported, not failed: some serve paths no scenario reaches
-      // (a schedule deleted, a missing bundle answered 404), see docs/rehearsal.md.
-      const ok = grants.statements.filter((s) => s.used).every((s) => s.provenBy !== undefined);
-      for (const s of grants.statements) log(`  ${s.provenBy ? 'needed' : 'UNUSED'}: ${s.principal} ${s.statement}${s.provenBy ? ` (without it: AccessDenied on ${s.provenBy})` : ''}`);
-      summary.scenarios.push({ name: 'least-privilege', ok, seconds: Math.round((performance.now() - started) / 100) / 10 });
-    }
+    const { ok, grants } = await leastPrivilege(template, decisions, log);
+    Object.assign(summary, { grants, unusedGrants: grants.unused, allowListedGrants: grants.allowed });
+    summary.scenarios.push({ name: 'least-privilege', ok: ok && summary.accessDenied === 0, seconds: Math.round((performance.now() - started) / 100) / 10 });
   }
   return summary;
+}
+
+/**
+ * The least-privilege verdict on recorded calls: ok when every statement a call used is
+ * proven needed (a replay without it is denied) and every unused grant is allow-listed.
+ *
+ * @example
+ * const { ok, grants } = await leastPrivilege(summary.template!, summary.decisions, console.log);
+ */
+export async function leastPrivilege(template: StackTemplate, decisions: readonly Decision[], log: (line: string) => void): Promise<{ ok: boolean; grants: GrantReport }> {
+  const grants = await analyzeGrants(template, decisions);
+  for (const s of grants.statements) log(`  ${s.provenBy ? 'needed' : s.used ? 'NOT PROVEN' : 'unused'}: ${s.principal} ${s.statement}${s.provenBy ? ` (without it: AccessDenied on ${s.provenBy})` : ''}`);
+  for (const a of grants.allowed) log(`  allow-listed, unused: ${a.grant}: ${a.reason}`);
+  for (const u of grants.unused) log(`  UNUSED GRANT (cut it, or reach it in a scenario, or allow-list it with its reason): ${u}`);
+  const proven = grants.statements.filter((s) => s.used).every((s) => s.provenBy !== undefined);
+  return { ok: proven && grants.unused.length === 0, grants };
 }

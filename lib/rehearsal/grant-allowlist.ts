@@ -1,0 +1,45 @@
+/**
+ * Grants no rehearsal scenario can use but a real code path needs. The least-privilege
+ * scenario fails on any unused grant that is not listed here; each entry names one action
+ * on one resource, with the reason it must stay. Entries are matched by the role's logical
+ * id, the action, and a fragment of the statement's resource, so renaming a construct
+ * shows up here as an unexplained grant rather than silently passing.
+ */
+
+export interface AllowedGrant {
+  /** Fragment of the role's (or its function's) logical id: `Tick`, `InvokerRole`. */
+  principal: string;
+  action: string;
+  /** Fragment of one of the statement's resource ARNs. */
+  resource: string;
+  /** One line: the code path that needs it, and why no scenario reaches it. */
+  reason: string;
+}
+
+/**
+ * @example
+ * ALLOWED_UNUSED.find((a) => a.action === 'sqs:SendMessage')?.reason;
+ */
+export const ALLOWED_UNUSED: readonly AllowedGrant[] = [
+  {
+    principal: 'InvokerRole', action: 'sqs:SendMessage', resource: 'SchedulerDeadLetterQueue',
+    reason: 'EventBridge Scheduler puts a tick/poker invocation it could not deliver in 60 s into the scheduler DLQ with this role; the rehearsal delivers every fire',
+  },
+  {
+    principal: 'Tick', action: 's3:ListBucket', resource: 'bundlesbucket',
+    reason: 'a run pinned to a deleted bundle version: reconcile reads its manifest, and only ListBucket turns the 403 into a 404 (BundleError "not found", not a retried AccessDenied); proven for the worker by `paths`',
+  },
+  {
+    principal: 'Poker', action: 's3:ListBucket', resource: 'bundlesbucket',
+    reason: 'a sensor of a run pinned to a deleted bundle version: the poker loads that bundle (same 404 path as the worker, proven by `paths`)',
+  },
+  {
+    principal: 'RegisterBundle', action: 's3:ListBucket', resource: 'bundlesbucket',
+    reason: 'a manifest deleted between its upload and its registration: "bundle not found" in registration.json instead of AccessDenied (same 404 path as the worker, proven by `paths`)',
+  },
+];
+
+/** The allow-list entry that explains an unused grant, if any. */
+export function allowedFor(principal: string, action: string, resources: readonly string[]): AllowedGrant | undefined {
+  return ALLOWED_UNUSED.find((a) => principal.includes(a.principal) && a.action === action && resources.some((r) => r.toLowerCase().includes(a.resource.toLowerCase())));
+}

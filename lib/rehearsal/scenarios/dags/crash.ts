@@ -1,0 +1,13 @@
+/**
+ * Rehearsal scenario DAG: a try whose worker is killed; the tick's lease expiry fails it
+ * and, with a 20-minute retry delay, arms a one-time schedule. `maxActiveTasks` makes each
+ * move a slot transaction (the task and its run's counter in one write).
+ */
+import { dag } from 'airless';
+
+export default dag('rehearsal_crash', { schedule: null, maxActiveTasks: 1, defaultArgs: { retries: 1, retryDelay: '20m' } }, ({ task }) => {
+  task('crash', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    return 'survived';
+  });
+});
