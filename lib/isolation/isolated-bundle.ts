@@ -37,6 +37,7 @@ export function defaultTryMemoryMb(env: Record<string, string | undefined> = pro
 }
 
 const pools = new Map<string, IsolationPool>();
+const RESOLVED = Promise.resolve();
 
 /** Terminates every pool's threads (tests; a CLI that wants to end at once). */
 export async function closeIsolationPools(): Promise<void> {
@@ -93,7 +94,10 @@ export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: stri
         reserved = undefined;
         return runTask(pool, bundleDir, { dagId, taskId, method }, ctx as TaskCtx, arg, thread);
       };
-      fn.ready = async () => { reserved = await pool.reserve(); };
+      fn.ready = () => {
+        reserved = pool.reserveNow();
+        return reserved ? RESOLVED : pool.reserve().then((t) => { reserved = t; });
+      };
       return fn;
     },
     sensorPoke(type: string): SensorPoke | undefined {
@@ -127,7 +131,7 @@ async function runTask(
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
   };
   try {
-    return await pool.run({ t: 'run', ...at, ctx, arg }, c, c.signal, reserved);
+    return await pool.run({ t: 'run', dagId: at.dagId, taskId: at.taskId, method: at.method, ctx, arg }, c, c.signal, reserved);
   } catch (e) {
     const err = located(e, dir);
     // The whole trace, as lines a person reads (the CLI prints it; CloudWatch keeps it in one event).

@@ -37,6 +37,8 @@ interface Job {
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   host?: HostContext;
+  /** Stops watching the try's abort signal. */
+  off?: () => void;
 }
 
 // The thread's code is a string literal (thread-main.ts), never a function's toString():
@@ -80,6 +82,10 @@ class Thread {
   job?: Job;
   dead = false;
   private ready = false;
+  /** The bundle is loaded (or failed to load): a try can start at once. */
+  get isLoaded(): boolean {
+    return this.ready;
+  }
   private onReady!: () => void;
   /** Resolves once the thread has loaded its bundle (or died). */
   readonly loaded = new Promise<void>((resolve) => { this.onReady = resolve; });
@@ -107,7 +113,16 @@ class Thread {
 
   private onMessage(m: any): void {
     const job = this.job;
-    if (m.t === 'ready') {
+    if (m.t === 'done') {
+      if (!job || m.id !== job.id) return;
+      this.job = undefined;
+      settled(job);
+      // Back in the pool before the try's caller resumes: the next try takes this warm thread.
+      this.pool.release(this);
+      if (m.ok) job.resolve(m.value);
+      else if (m.control) job.reject(m.control);
+      else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));
+    } else if (m.t === 'ready') {
       this.started();
     } else if (m.t === 'log') {
       job?.host?.log[m.level as 'info' | 'warn' | 'error'](m.msg, m.fields);
@@ -126,14 +141,9 @@ class Thread {
       }
       Atomics.store(this.flag, 0, 1);
       Atomics.notify(this.flag, 0);
-    } else if (m.t === 'done' && job && m.id === job.id) {
-      this.job = undefined;
-      if (m.ok) job.resolve(m.value);
-      else if (m.control) job.reject(m.control);
-      else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));
-      this.pool.release(this);
     } else if (m.t === 'crash' && job) {
       this.job = undefined;
+      settled(job);
       job.reject(TaskCodeError.from(m.error, `${m.what} in task code: `));
     }
   }
@@ -145,7 +155,10 @@ class Thread {
     this.started();
     const job = this.job;
     this.job = undefined;
-    job?.reject(reason);
+    if (job) {
+      settled(job);
+      job.reject(reason);
+    }
     this.sync.close();
     this.pool.forget(this);
   }
@@ -160,6 +173,12 @@ class Thread {
     this.end(reason);
     void this.worker.terminate();
   }
+}
+
+/** Bookkeeping of a try that ends, whichever way. */
+function settled(job: Job): void {
+  running -= 1;
+  job.off?.();
 }
 
 // One abort listener per signal, however many tries share it (tries without an execution
@@ -241,7 +260,27 @@ export class IsolationPool {
     return t;
   }
 
-  /** Runs one try in a thread (`reserved`, or any); an abort of `signal` terminates it and rejects with the signal's reason. */
+  /**
+   * A warm, loaded thread at once, or undefined (then {@link reserve} waits for one): lets
+   * a caller skip a promise per try on the hot path.
+   */
+  reserveNow(): Reserved | undefined {
+    if (this.closed) return undefined;
+    let t = this.idle.pop();
+    while (t?.dead) t = this.idle.pop();
+    if (!t) return undefined;
+    if (!t.isLoaded) {
+      this.idle.push(t);
+      return undefined;
+    }
+    t.worker.ref();
+    return t;
+  }
+
+  /**
+   * Runs one try in a thread (`reserved`, or any); an abort of `signal` terminates it and
+   * rejects with the signal's reason. `message` is sent as it is, with an `id` added.
+   */
   run(message: Record<string, unknown>, host: HostContext | undefined, signal?: AbortSignal, reserved?: Reserved): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the isolation pool is closed'));
     let t = reserved as Thread | undefined;
@@ -253,15 +292,11 @@ export class IsolationPool {
     const id = ++nextId;
     running += 1;
     lastStartedAt = performance.now();
+    const thread = t;
+    message.id = id;
     return new Promise((resolve, reject) => {
-      const off = signal ? watch(signal, t) : undefined;
-      t.job = {
-        id,
-        host,
-        resolve: (v) => { running -= 1; off?.(); resolve(v); },
-        reject: (e) => { running -= 1; off?.(); reject(e); },
-      };
-      t.worker.postMessage({ ...message, id });
+      thread.job = { id, host, resolve, reject, off: signal ? watch(signal, thread) : undefined };
+      thread.worker.postMessage(message);
     });
   }
 
