@@ -37,8 +37,9 @@ interface Job {
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   host?: HostContext;
-  /** Stops watching the try's abort signal. */
-  off?: () => void;
+  /** The try's abort signal, watched while it runs. */
+  signal?: AbortSignal;
+  thread: Thread;
 }
 
 // The thread's code is a string literal (thread-main.ts), never a function's toString():
@@ -101,7 +102,6 @@ class Thread {
       resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb },
     });
     starting++;
-    this.worker.unref();
     this.sync.unref();
     this.worker.on('message', (m) => this.onMessage(m));
     this.worker.on('error', (e: Error & { code?: string }) => {
@@ -109,6 +109,10 @@ class Thread {
       this.end(new TaskCodeError(oom ? `the try ran out of memory (limit ${opts.memoryMb} MB per try)` : `${e.name}: ${e.message}`, e.stack));
     });
     this.worker.on('exit', (code) => this.end(new TaskCodeError(`the task ended its thread with process.exit(${code})`)));
+    // After the listeners: adding a 'message' listener refs the worker's message port again
+    // (Node's setupPortReferencing), and a thread that was never lent out (a replacement for
+    // a killed one, a warm one) then kept `airless run` alive: the flake of cli-exit.test.ts.
+    this.worker.unref();
   }
 
   private onMessage(m: any): void {
@@ -175,16 +179,34 @@ class Thread {
   }
 }
 
+// One ref'd handle keeps the process alive while a try runs or waits for its thread to
+// load (threads themselves stay unref'd): cheaper than a ref and an unref of a worker per try.
+let keepAlive: NodeJS.Timeout | undefined;
+let holds = 0;
+function hold(): void {
+  if (holds++ === 0) (keepAlive ??= setInterval(() => {}, 2 ** 30)).ref();
+}
+function unhold(): void {
+  if (--holds === 0) keepAlive?.unref();
+}
+
+function started(): void {
+  running += 1;
+  lastStartedAt = performance.now();
+  hold();
+}
+
 /** Bookkeeping of a try that ends, whichever way. */
 function settled(job: Job): void {
   running -= 1;
-  job.off?.();
+  unhold();
+  if (job.signal) watched.get(job.signal)?.delete(job.thread);
 }
 
 // One abort listener per signal, however many tries share it (tries without an execution
 // timeout share one never-aborted signal: a listener each would trip MaxListenersExceeded).
 const watched = new WeakMap<AbortSignal, Set<Thread>>();
-function watch(signal: AbortSignal, t: Thread): () => void {
+function watch(signal: AbortSignal, t: Thread): void {
   let threads = watched.get(signal);
   if (!threads) {
     const set = new Set<Thread>();
@@ -193,8 +215,6 @@ function watch(signal: AbortSignal, t: Thread): () => void {
     signal.addEventListener('abort', () => { for (const x of set) x.kill(signal.reason); set.clear(); }, { once: true });
   }
   threads.add(t);
-  const own = threads;
-  return () => own.delete(t);
 }
 
 /**
@@ -223,14 +243,11 @@ export class IsolationPool {
   private acquire(): Thread {
     let t = this.idle.pop();
     while (t?.dead) t = this.idle.pop();
-    t ??= this.spawn();
-    t.worker.ref();
-    return t;
+    return t ?? this.spawn();
   }
 
   /** @internal a thread finished its job. */
   release(t: Thread): void {
-    t.worker.unref();
     if (this.closed || this.idle.length >= (this.opts.maxIdle ?? 64)) return void this.retire(t);
     this.idle.push(t);
   }
@@ -256,7 +273,13 @@ export class IsolationPool {
   async reserve(): Promise<Reserved> {
     if (this.closed) throw new Error('the isolation pool is closed');
     const t = this.acquire();
-    await t.loaded;
+    if (t.isLoaded) return t;
+    hold();
+    try {
+      await t.loaded;
+    } finally {
+      unhold();
+    }
     return t;
   }
 
@@ -273,7 +296,6 @@ export class IsolationPool {
       this.idle.push(t);
       return undefined;
     }
-    t.worker.ref();
     return t;
   }
 
@@ -290,12 +312,12 @@ export class IsolationPool {
       return Promise.reject(signal.reason);
     }
     const id = ++nextId;
-    running += 1;
-    lastStartedAt = performance.now();
+    started();
     const thread = t;
+    if (signal) watch(signal, thread);
     message.id = id;
     return new Promise((resolve, reject) => {
-      thread.job = { id, host, resolve, reject, off: signal ? watch(signal, thread) : undefined };
+      thread.job = { id, host, resolve, reject, signal, thread };
       thread.worker.postMessage(message);
     });
   }
