@@ -88,16 +88,10 @@ export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: stri
     taskMethod(dagId: string, taskId: string, method: string): TaskCallable | undefined {
       const local = base.taskMethod(dagId, taskId, method);
       if (!local || inProcess.has(`${dagId}\u0000${taskId}`)) return local;
-      let reserved: Reserved | undefined;
-      const fn: TaskCallable = (ctx, arg) => {
-        const thread = reserved;
-        reserved = undefined;
-        return runTask(pool, bundleDir, { dagId, taskId, method }, ctx as TaskCtx, arg, thread);
-      };
-      fn.ready = () => {
-        reserved = pool.reserveNow();
-        return reserved ? RESOLVED : pool.reserve().then((t) => { reserved = t; });
-      };
+      const task = new IsolatedTask(pool, bundleDir, { dagId, taskId, method });
+      // Bound methods, not closures: one callable per try, and no name helper per closure in bundled code.
+      const fn: TaskCallable = task.call.bind(task);
+      fn.ready = task.ready.bind(task);
       return fn;
     },
     sensorPoke(type: string): SensorPoke | undefined {
@@ -116,6 +110,28 @@ export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: stri
       return poke;
     },
   };
+}
+
+/** One try's callable: `ready()` takes a warm thread (at once when one is idle), the call runs the try in it. */
+class IsolatedTask {
+  private reserved?: Reserved;
+
+  constructor(
+    private readonly pool: IsolationPool,
+    private readonly dir: string,
+    private readonly at: { dagId: string; taskId: string; method: string },
+  ) {}
+
+  ready(): Promise<void> {
+    this.reserved = this.pool.reserveNow();
+    return this.reserved ? RESOLVED : this.pool.reserve().then((t) => { this.reserved = t; });
+  }
+
+  call(ctx: unknown, arg?: unknown): Promise<unknown> {
+    const thread = this.reserved;
+    this.reserved = undefined;
+    return runTask(this.pool, this.dir, this.at, ctx as TaskCtx, arg, thread);
+  }
 }
 
 type TaskCtx = HostContext & {
