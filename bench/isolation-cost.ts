@@ -9,6 +9,7 @@ import { loadBundle } from '../lib/build/load.js';
 import { closeIsolationPools, loadIsolatedBundle } from '../lib/isolation/isolated-bundle.js';
 import { shapeBundle } from './isolated-shapes.js';
 import { shapePlans } from './dags.js';
+import { mainThreadCpuUs } from './thread-cpu.js';
 
 const n = Number(process.argv[2] ?? 2000);
 const { bundles, version } = await shapeBundle(shapePlans(0.1));
@@ -24,12 +25,15 @@ async function perTry(bundle: Awaited<ReturnType<typeof loadBundle>>, label: str
   for (let i = 0; i < 200; i++) { const f = bundle.taskMethod('chain10', 't0', 'execute')!; await f.ready?.(); await f(ctx); }
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuUs();
   for (let i = 0; i < n; i++) { const f = bundle.taskMethod('chain10', 't0', 'execute')!; await f.ready?.(); await f(ctx); }
   const us = ((performance.now() - t0) * 1000) / n;
   const cpu = process.cpuUsage(cpu0);
+  const main = main0 === undefined ? undefined : (mainThreadCpuUs()! - main0) / n;
   // CPU of every thread of the process: what a try costs, apart from waiting for a core.
   const cpuUs = (cpu.user + cpu.system) / n;
-  console.log(`${label}: ${us.toFixed(1)} µs wall, ${cpuUs.toFixed(1)} µs CPU (all threads) per try (${n} tries in a row)`);
+  const mainPart = main === undefined ? '' : `, of which ${main.toFixed(1)} µs on the main thread`;
+  console.log(`${label}: ${us.toFixed(1)} µs wall, ${cpuUs.toFixed(1)} µs CPU (all threads${mainPart}) per try (${n} tries in a row)`);
   return us;
 }
 const inProcess = await perTry(await loadBundle(file, manifest), 'in process');

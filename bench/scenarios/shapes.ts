@@ -26,7 +26,10 @@ export interface ShapeResult {
   /** `memory, isolated`: the same shape from a built bundle, each try in a worker thread. */
   store: 'memory' | 'memory, isolated' | 'dynamodb-local';
   tasks: number;
+  /** Best of {@link WALL_RUNS} runs on a virtual clock. */
   wallMs: number;
+  /** CPU time of the process, every thread (isolation threads included), in that run: steadier than wall time on a loaded machine. */
+  cpuMs: number;
   totalTaskLagMs: number;
   p50StepLagMs: number;
   p99StepLagMs: number;
@@ -46,6 +49,7 @@ type Built = Awaited<ReturnType<typeof shapeBundle>>;
 
 interface Timed {
   wallMs: number;
+  cpuMs: number;
   tis: TaskInstance[];
   allSucceeded: boolean;
 }
@@ -65,9 +69,12 @@ async function runShape(plan: ShapePlan, clock: Clock, concurrency: number, stor
   await rt.register(version);
   await rt.tick();
   const start = performance.now();
+  const cpu0 = process.cpuUsage();
   for (const r of plan.runs) await rt.trigger(r.dagId, { runId: r.runId });
   const outcome = await rt.runUntil(async () => (await rt.ports.store.listActiveRuns()).length === 0);
   const wallMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   if (outcome !== 'done') throw new Error(`shape "${plan.name}" ended ${outcome}`);
   const tis: TaskInstance[] = [];
   let allSucceeded = true;
@@ -76,7 +83,7 @@ async function runShape(plan: ShapePlan, clock: Clock, concurrency: number, stor
     allSucceeded &&= (await rt.ports.store.getRun(r.dagId, r.runId))?.state === 'success';
   }
   if (tis.length !== plan.tasks) throw new Error(`shape "${plan.name}": ${tis.length} task instances, expected ${plan.tasks}`);
-  return { wallMs, tis, allSucceeded };
+  return { wallMs, cpuMs, tis, allSucceeded };
 }
 
 function result(plan: ShapePlan, store: ShapeResult['store'], wall: Timed, lagRun: Timed): ShapeResult {
@@ -86,12 +93,26 @@ function result(plan: ShapePlan, store: ShapeResult['store'], wall: Timed, lagRu
     store,
     tasks: plan.tasks,
     wallMs: round(wall.wallMs, 1),
+    cpuMs: round(wall.cpuMs, 1),
     totalTaskLagMs: round(lag.totalMs, 1),
     p50StepLagMs: round(lag.p50Ms, 3),
     p99StepLagMs: round(lag.p99Ms, 3),
     tasksPerSec: Math.round(plan.tasks / (wall.wallMs / 1000)),
     allSucceeded: wall.allSucceeded && lagRun.allSucceeded,
   };
+}
+
+/** Wall-time runs per shape and store; the fastest counts (the others met a busy machine). */
+export const WALL_RUNS = 3;
+
+async function bestOf(plan: ShapePlan, concurrency: number, built?: Built): Promise<Timed> {
+  let best: Timed | undefined;
+  for (let i = 0; i < WALL_RUNS; i++) {
+    const t = await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), concurrency, undefined, built);
+    if (!best || t.wallMs < best.wallMs) best = { ...t, allSucceeded: t.allSucceeded && best?.allSucceeded !== false };
+    else best.allSucceeded &&= t.allSucceeded;
+  }
+  return best!;
 }
 
 /**
@@ -106,7 +127,7 @@ export async function shapeBench(opts: ShapeOptions): Promise<ShapeResult[]> {
   // `airless run ... --runs 100`, about 0.1 s for the first shape).
   for (const plan of plans) await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), opts.concurrency);
   for (const plan of plans) {
-    const wall = await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), opts.concurrency);
+    const wall = await bestOf(plan, opts.concurrency);
     const lagRun = await runShape(plan, new PerfClock(), opts.concurrency);
     out.push(result(plan, 'memory', wall, lagRun));
   }
@@ -114,7 +135,7 @@ export async function shapeBench(opts: ShapeOptions): Promise<ShapeResult[]> {
   const built = await shapeBundle(plans);
   for (const plan of plans) await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), opts.concurrency, undefined, built);
   for (const plan of plans) {
-    const wall = await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), opts.concurrency, undefined, built);
+    const wall = await bestOf(plan, opts.concurrency, built);
     const lagRun = await runShape(plan, new PerfClock(), opts.concurrency, undefined, built);
     out.push(result(plan, 'memory, isolated', wall, lagRun));
   }

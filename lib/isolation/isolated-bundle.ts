@@ -37,6 +37,7 @@ export function defaultTryMemoryMb(env: Record<string, string | undefined> = pro
 }
 
 const pools = new Map<string, IsolationPool>();
+const RESOLVED = Promise.resolve();
 
 /** Terminates every pool's threads (tests; a CLI that wants to end at once). */
 export async function closeIsolationPools(): Promise<void> {
@@ -87,13 +88,10 @@ export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: stri
     taskMethod(dagId: string, taskId: string, method: string): TaskCallable | undefined {
       const local = base.taskMethod(dagId, taskId, method);
       if (!local || inProcess.has(`${dagId}\u0000${taskId}`)) return local;
-      let reserved: Reserved | undefined;
-      const fn: TaskCallable = (ctx, arg) => {
-        const thread = reserved;
-        reserved = undefined;
-        return runTask(pool, bundleDir, { dagId, taskId, method }, ctx as TaskCtx, arg, thread);
-      };
-      fn.ready = async () => { reserved = await pool.reserve(); };
+      const task = new IsolatedTask(pool, bundleDir, { dagId, taskId, method });
+      // Bound methods, not closures: one callable per try, and no name helper per closure in bundled code.
+      const fn: TaskCallable = task.call.bind(task);
+      fn.ready = task.ready.bind(task);
       return fn;
     },
     sensorPoke(type: string): SensorPoke | undefined {
@@ -114,6 +112,28 @@ export function isolate(base: LoadedBundle, pool: IsolationPool, bundleDir: stri
   };
 }
 
+/** One try's callable: `ready()` takes a warm thread (at once when one is idle), the call runs the try in it. */
+class IsolatedTask {
+  private reserved?: Reserved;
+
+  constructor(
+    private readonly pool: IsolationPool,
+    private readonly dir: string,
+    private readonly at: { dagId: string; taskId: string; method: string },
+  ) {}
+
+  ready(): Promise<void> {
+    this.reserved = this.pool.reserveNow();
+    return this.reserved ? RESOLVED : this.pool.reserve().then((t) => { this.reserved = t; });
+  }
+
+  call(ctx: unknown, arg?: unknown): Promise<unknown> {
+    const thread = this.reserved;
+    this.reserved = undefined;
+    return runTask(this.pool, this.dir, this.at, ctx as TaskCtx, arg, thread);
+  }
+}
+
 type TaskCtx = HostContext & {
   dagId: string; runId: string; tryNumber: number; logicalDate: string; dataIntervalStart: string;
   dataIntervalEnd: string; ds: string; params: Record<string, unknown>; conf: Record<string, unknown>; signal: AbortSignal;
@@ -127,7 +147,7 @@ async function runTask(
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
   };
   try {
-    return await pool.run({ t: 'run', ...at, ctx, arg }, c, c.signal, reserved);
+    return await pool.run({ t: 'run', dagId: at.dagId, taskId: at.taskId, method: at.method, ctx, arg }, c, c.signal, reserved);
   } catch (e) {
     const err = located(e, dir);
     // The whole trace, as lines a person reads (the CLI prints it; CloudWatch keeps it in one event).

@@ -37,6 +37,9 @@ interface Job {
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   host?: HostContext;
+  /** The try's abort signal, watched while it runs. */
+  signal?: AbortSignal;
+  thread: Thread;
 }
 
 // The thread's code is a string literal (thread-main.ts), never a function's toString():
@@ -80,6 +83,10 @@ class Thread {
   job?: Job;
   dead = false;
   private ready = false;
+  /** The bundle is loaded (or failed to load): a try can start at once. */
+  get isLoaded(): boolean {
+    return this.ready;
+  }
   private onReady!: () => void;
   /** Resolves once the thread has loaded its bundle (or died). */
   readonly loaded = new Promise<void>((resolve) => { this.onReady = resolve; });
@@ -95,7 +102,6 @@ class Thread {
       resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb },
     });
     starting++;
-    this.worker.unref();
     this.sync.unref();
     this.worker.on('message', (m) => this.onMessage(m));
     this.worker.on('error', (e: Error & { code?: string }) => {
@@ -103,11 +109,24 @@ class Thread {
       this.end(new TaskCodeError(oom ? `the try ran out of memory (limit ${opts.memoryMb} MB per try)` : `${e.name}: ${e.message}`, e.stack));
     });
     this.worker.on('exit', (code) => this.end(new TaskCodeError(`the task ended its thread with process.exit(${code})`)));
+    // After the listeners: adding a 'message' listener refs the worker's message port again
+    // (Node's setupPortReferencing), and a thread that was never lent out (a replacement for
+    // a killed one, a warm one) then kept `airless run` alive: the flake of cli-exit.test.ts.
+    this.worker.unref();
   }
 
   private onMessage(m: any): void {
     const job = this.job;
-    if (m.t === 'ready') {
+    if (m.t === 'done') {
+      if (!job || m.id !== job.id) return;
+      this.job = undefined;
+      settled(job);
+      // Back in the pool before the try's caller resumes: the next try takes this warm thread.
+      this.pool.release(this);
+      if (m.ok) job.resolve(m.value);
+      else if (m.control) job.reject(m.control);
+      else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));
+    } else if (m.t === 'ready') {
       this.started();
     } else if (m.t === 'log') {
       job?.host?.log[m.level as 'info' | 'warn' | 'error'](m.msg, m.fields);
@@ -126,14 +145,9 @@ class Thread {
       }
       Atomics.store(this.flag, 0, 1);
       Atomics.notify(this.flag, 0);
-    } else if (m.t === 'done' && job && m.id === job.id) {
-      this.job = undefined;
-      if (m.ok) job.resolve(m.value);
-      else if (m.control) job.reject(m.control);
-      else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));
-      this.pool.release(this);
     } else if (m.t === 'crash' && job) {
       this.job = undefined;
+      settled(job);
       job.reject(TaskCodeError.from(m.error, `${m.what} in task code: `));
     }
   }
@@ -145,7 +159,10 @@ class Thread {
     this.started();
     const job = this.job;
     this.job = undefined;
-    job?.reject(reason);
+    if (job) {
+      settled(job);
+      job.reject(reason);
+    }
     this.sync.close();
     this.pool.forget(this);
   }
@@ -162,10 +179,34 @@ class Thread {
   }
 }
 
+// One ref'd handle keeps the process alive while a try runs or waits for its thread to
+// load (threads themselves stay unref'd): cheaper than a ref and an unref of a worker per try.
+let keepAlive: NodeJS.Timeout | undefined;
+let holds = 0;
+function hold(): void {
+  if (holds++ === 0) (keepAlive ??= setInterval(() => {}, 2 ** 30)).ref();
+}
+function unhold(): void {
+  if (--holds === 0) keepAlive?.unref();
+}
+
+function started(): void {
+  running += 1;
+  lastStartedAt = performance.now();
+  hold();
+}
+
+/** Bookkeeping of a try that ends, whichever way. */
+function settled(job: Job): void {
+  running -= 1;
+  unhold();
+  if (job.signal) watched.get(job.signal)?.delete(job.thread);
+}
+
 // One abort listener per signal, however many tries share it (tries without an execution
 // timeout share one never-aborted signal: a listener each would trip MaxListenersExceeded).
 const watched = new WeakMap<AbortSignal, Set<Thread>>();
-function watch(signal: AbortSignal, t: Thread): () => void {
+function watch(signal: AbortSignal, t: Thread): void {
   let threads = watched.get(signal);
   if (!threads) {
     const set = new Set<Thread>();
@@ -174,8 +215,6 @@ function watch(signal: AbortSignal, t: Thread): () => void {
     signal.addEventListener('abort', () => { for (const x of set) x.kill(signal.reason); set.clear(); }, { once: true });
   }
   threads.add(t);
-  const own = threads;
-  return () => own.delete(t);
 }
 
 /**
@@ -204,14 +243,11 @@ export class IsolationPool {
   private acquire(): Thread {
     let t = this.idle.pop();
     while (t?.dead) t = this.idle.pop();
-    t ??= this.spawn();
-    t.worker.ref();
-    return t;
+    return t ?? this.spawn();
   }
 
   /** @internal a thread finished its job. */
   release(t: Thread): void {
-    t.worker.unref();
     if (this.closed || this.idle.length >= (this.opts.maxIdle ?? 64)) return void this.retire(t);
     this.idle.push(t);
   }
@@ -237,11 +273,36 @@ export class IsolationPool {
   async reserve(): Promise<Reserved> {
     if (this.closed) throw new Error('the isolation pool is closed');
     const t = this.acquire();
-    await t.loaded;
+    if (t.isLoaded) return t;
+    hold();
+    try {
+      await t.loaded;
+    } finally {
+      unhold();
+    }
     return t;
   }
 
-  /** Runs one try in a thread (`reserved`, or any); an abort of `signal` terminates it and rejects with the signal's reason. */
+  /**
+   * A warm, loaded thread at once, or undefined (then {@link reserve} waits for one): lets
+   * a caller skip a promise per try on the hot path.
+   */
+  reserveNow(): Reserved | undefined {
+    if (this.closed) return undefined;
+    let t = this.idle.pop();
+    while (t?.dead) t = this.idle.pop();
+    if (!t) return undefined;
+    if (!t.isLoaded) {
+      this.idle.push(t);
+      return undefined;
+    }
+    return t;
+  }
+
+  /**
+   * Runs one try in a thread (`reserved`, or any); an abort of `signal` terminates it and
+   * rejects with the signal's reason. `message` is sent as it is, with an `id` added.
+   */
   run(message: Record<string, unknown>, host: HostContext | undefined, signal?: AbortSignal, reserved?: Reserved): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the isolation pool is closed'));
     let t = reserved as Thread | undefined;
@@ -251,17 +312,13 @@ export class IsolationPool {
       return Promise.reject(signal.reason);
     }
     const id = ++nextId;
-    running += 1;
-    lastStartedAt = performance.now();
+    started();
+    const thread = t;
+    if (signal) watch(signal, thread);
+    message.id = id;
     return new Promise((resolve, reject) => {
-      const off = signal ? watch(signal, t) : undefined;
-      t.job = {
-        id,
-        host,
-        resolve: (v) => { running -= 1; off?.(); resolve(v); },
-        reject: (e) => { running -= 1; off?.(); reject(e); },
-      };
-      t.worker.postMessage({ ...message, id });
+      thread.job = { id, host, resolve, reject, signal, thread };
+      thread.worker.postMessage(message);
     });
   }
 

@@ -110,51 +110,60 @@ export const THREAD_SOURCE = String.raw`
 
   let nextCall = 0;
   const pending = new Map();
-  const call = (id, op, args) =>
+  const call = (id, op, a, b) =>
     new Promise((resolve, reject) => {
       const callId = ++nextCall;
       pending.set(callId, { resolve, reject });
-      port.postMessage({ t: 'call', id, callId, op, args });
+      port.postMessage({ t: 'call', id, callId, op, args: [a, b] });
     });
 
-  const control = (marker) => {
-    throw marker;
-  };
-
+  // A try's ctx: classes, so a try costs a few objects, not a dozen closures (call the
+  // methods on their object, ctx.xcom.pull(...), as with the in-process ctx).
+  class Xcom {
+    constructor(id, taskId) { this.id = id; this.taskId = taskId; }
+    pull(taskId, key) { return call(this.id, 'pull', taskId, key); }
+    push(key, value) {
+      const bad = unclonable(value);
+      if (bad) return Promise.reject(new Error('XCom ' + key + ' of task ' + this.taskId + ' cannot be stored: ' + bad));
+      return call(this.id, 'push', key, value);
+    }
+  }
+  const post = (level, msg, fields) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
+  class Log {
+    info(msg, fields) { post('info', msg, fields); }
+    warn(msg, fields) { post('warn', msg, fields); }
+    error(msg, fields) { post('error', msg, fields); }
+  }
+  const LOG = new Log();
+  // The thread is terminated at the timeout, so its signal never fires; one for all tries
+  // (an AbortController costs several µs, a real share of a trivial try).
   const NEVER = new AbortController().signal;
-  const makeCtx = (id, c) => {
-    const log = (level) => (msg, fields) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
-    return {
-      ...c,
-      // The thread is terminated at the timeout, so its signal never fires; one for all tries
-      // (an AbortController costs several µs, a real share of a trivial try).
-      signal: NEVER,
-      xcom: {
-        pull: (taskId, key) => call(id, 'pull', [taskId, key]),
-        push: (key, value) => {
-          const bad = unclonable(value);
-          if (bad) return Promise.reject(new Error('XCom ' + key + ' of task ' + c.taskId + ' cannot be stored: ' + bad));
-          return call(id, 'push', [key, value]);
-        },
-      },
-      log: { info: log('info'), warn: log('warn'), error: log('error') },
-      render(template) {
-        Atomics.store(data.syncFlag, 0, 0);
-        port.postMessage({ t: 'render', template: String(template) });
-        Atomics.wait(data.syncFlag, 0, 0);
-        const reply = receiveMessageOnPort(data.syncPort)?.message;
-        if (!reply?.ok) throw new Error(reply?.error ?? 'render failed');
-        return reply.value;
-      },
-      defer: (opts) => control({ ...opts, [BRAND]: 'defer' }),
-      skip: (reason) => control({ [BRAND]: 'skip', reason }),
-      fail: (reason) => control({ [BRAND]: 'fail', reason: reason === undefined ? undefined : String(reason) }),
-    };
-  };
+  class Ctx {
+    constructor(id, c) {
+      this.dagId = c.dagId; this.runId = c.runId; this.taskId = c.taskId; this.tryNumber = c.tryNumber;
+      this.logicalDate = c.logicalDate; this.dataIntervalStart = c.dataIntervalStart; this.dataIntervalEnd = c.dataIntervalEnd;
+      this.ds = c.ds; this.params = c.params; this.conf = c.conf;
+      this.signal = NEVER;
+      this.xcom = new Xcom(id, c.taskId);
+      this.log = LOG;
+    }
+    render(template) {
+      Atomics.store(data.syncFlag, 0, 0);
+      port.postMessage({ t: 'render', template: String(template) });
+      Atomics.wait(data.syncFlag, 0, 0);
+      const reply = receiveMessageOnPort(data.syncPort)?.message;
+      if (!reply?.ok) throw new Error(reply?.error ?? 'render failed');
+      return reply.value;
+    }
+    defer(opts) { throw { ...opts, [BRAND]: 'defer' }; }
+    skip(reason) { throw { [BRAND]: 'skip', reason }; }
+    fail(reason) { throw { [BRAND]: 'fail', reason: reason === undefined ? undefined : String(reason) }; }
+  }
 
+  // The result of a try. Primitives need no check and no extra object.
   const finish = (id, what, value) => {
     current = undefined;
-    const bad = unclonable(value);
+    const bad = typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol' ? unclonable(value) : undefined;
     if (bad) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: what + ' cannot be stored: ' + bad } });
     try {
       port.postMessage({ t: 'done', id, ok: true, value });
@@ -171,7 +180,36 @@ export const THREAD_SOURCE = String.raw`
     port.postMessage({ t: 'done', id, ok: false, error: errorOf(e) });
   };
 
-  port.on('message', async (m) => {
+  // Starts a try. A synchronous task finishes here, an async one when its promise settles:
+  // no await of its own, so a trivial try costs no extra turns of the microtask queue.
+  const start = (m) => {
+    current = m.id;
+    let value;
+    let what;
+    try {
+      if (m.t === 'run') {
+        const fn = dags.get(m.dagId)?.tasks.get(m.taskId)?.[m.method];
+        if (typeof fn !== 'function') throw new Error('task ' + m.taskId + ' of dag ' + m.dagId + ' has no method ' + m.method + ' in this bundle');
+        what = 'XCom return_value of task ' + m.ctx.taskId;
+        value = fn(new Ctx(m.id, m.ctx), m.arg);
+      } else {
+        const s = sensors.get(m.type);
+        if (!s) throw new Error('sensor type ' + m.type + ' is not in this bundle');
+        what = 'the poke result of sensor type ' + m.type;
+        value = Promise.resolve(s.poke(m.pc, m.env)).then(Boolean);
+      }
+    } catch (e) {
+      return failWith(m.id, e);
+    }
+    if (value !== null && typeof value === 'object' && typeof value.then === 'function') {
+      value.then((v) => finish(m.id, what, v), (e) => failWith(m.id, e));
+    } else {
+      finish(m.id, what, value);
+    }
+  };
+
+  let isLoaded = false;
+  port.on('message', (m) => {
     if (m.t === 'reply') {
       const p = pending.get(m.callId);
       pending.delete(m.callId);
@@ -179,23 +217,11 @@ export const THREAD_SOURCE = String.raw`
       else p?.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
       return;
     }
+    if (isLoaded) return start(m);
     current = m.id;
-    try {
-      await loaded;
-      if (m.t === 'run') {
-        const fn = dags.get(m.dagId)?.tasks.get(m.taskId)?.[m.method];
-        if (typeof fn !== 'function') throw new Error('task ' + m.taskId + ' of dag ' + m.dagId + ' has no method ' + m.method + ' in this bundle');
-        const value = await fn(makeCtx(m.id, m.ctx), m.arg);
-        finish(m.id, 'XCom return_value of task ' + m.ctx.taskId, value);
-      } else {
-        const s = sensors.get(m.type);
-        if (!s) throw new Error('sensor type ' + m.type + ' is not in this bundle');
-        finish(m.id, 'the poke result of sensor type ' + m.type, Boolean(await s.poke(m.pc, m.env)));
-      }
-    } catch (e) {
-      failWith(m.id, e);
-    }
+    loaded.then(() => start(m), (e) => failWith(m.id, e));
   });
+  loaded.then(() => { isLoaded = true; }, () => {});
   loaded.then(() => port.postMessage({ t: 'ready' }), () => port.postMessage({ t: 'ready' }));
 })();
 `;

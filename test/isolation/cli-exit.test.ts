@@ -25,7 +25,7 @@ function airless(...args: string[]): Promise<{ code: number | null; stdout: stri
 }
 
 describe('CLI with isolated tries', () => {
-  it('airless run exits once the run is final, though tasks left a spin and a long timer', { timeout: 60_000, retry: 1 }, async () => {
+  it('airless run exits once the run is final, though tasks left a spin and a long timer', { timeout: 60_000 }, async () => {
     const r = await airless('run', DAGS, '--dag', 'misbehaving', '--json', '--no-typecheck');
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { tasks: Array<{ taskId: string; state: string }> };
@@ -33,11 +33,15 @@ describe('CLI with isolated tries', () => {
       healthy: 'success', spin: 'failed', ignore_abort: 'failed', exits: 'failed', unhandled: 'failed', throws: 'failed',
     });
     expect(r.ms).toBeLessThan(30_000);
-    // KNOWN FLAKE: timed out once inside the full suite (never alone, nor under a CPU hog); cause not yet found.
+    // This test used to time out at 60 s inside the full suite: a thread the pool had started
+    // but never lent out (the replacement of a killed one, when no other thread was idle,
+    // which load made likely) kept its message port ref'd and the CLI alive. Fixed in
+    // pool.ts; idle-exit.test.ts reproduces it deterministically.
   });
 
   it('airless tasks test prints the whole trace, mapped to the DAG file', async () => {
-    const r = await airless('tasks', 'test', DAGS, 'misbehaving', 'throws');
+    // No type-check: it is not what this test is about, and it takes 10-25 s on a loaded machine.
+    const r = await airless('tasks', 'test', DAGS, 'misbehaving', 'throws', '--no-typecheck');
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('task code failed: Error: boom from the DAG file\n    at <anonymous> (misbehaving.ts:21:11)');
     expect(r.stdout).toContain('misbehaving.throws failed: Error: boom from the DAG file (at misbehaving.ts:21:11)');
