@@ -40,3 +40,5 @@ export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';
+export type * from './mapping-store.js';
+export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';

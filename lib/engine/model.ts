@@ -65,7 +65,14 @@ export interface TaskSpec extends RetryPolicy {
   methods?: string[];
   /** Built-in operator arguments (templated strings), if any. */
   args?: Record<string, unknown>;
+  /** Dynamic task mapping (`.expand(...)`): one instance per element; see mapping-ids.ts. */
+  expand?: MapExpand;
 }
+
+/** Where a mapped task's elements come from (mapping-ids.ts). */
+export type MapSource = { values: unknown[] } | { task: string };
+/** One source (`expand(list)`), or named sources whose cross product is mapped (`expand({ x, y })`). */
+export type MapExpand = { source: MapSource } | { product: Record<string, MapSource> };
 
 export interface DagSpec {
   dagId: string;
@@ -182,6 +189,13 @@ export interface TaskInstance extends TaskKey {
   error?: string;
   /** TTL (epoch seconds), set when the task ends: the run's retention from then. */
   expiresAt?: number;
+  /** Mapped instance (taskId `<task>#<mapIndex>`): its index, its element (JSON) and its return value (JSON, when small). */
+  mapIndex?: number;
+  mapItem?: string;
+  mapValue?: string;
+  /** Mapped parent: number of instances, and how many were created so far (the expansion's cursor). */
+  mapLength?: number;
+  mapCursor?: number;
 }
 
 export type TriggerKind = 'sensor' | 'event';

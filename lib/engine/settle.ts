@@ -14,6 +14,8 @@ import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
 import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
+import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
+import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 
 export { keyOf, retainUntil };
 
@@ -51,7 +53,7 @@ export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
-  const decision = evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream);
+  const decision = evaluateTriggerRule(t.triggerRule, ...mappedView(rc.spec, t, ti.upstream));
   if (decision === 'wait') return;
   if (decision === 'run') {
     if (t.kind === 'sensor' && t.sensor && (t.sensor.mode === 'batched' || t.sensor.type === 'time')) {
@@ -172,6 +174,7 @@ export async function afterTerminal(
   chosen?: readonly string[],
 ): Promise<void> {
   p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
+  if (isInstanceId(taskId)) return settleInstance(p, rc, taskId, state, MAPPING_OPS);
   const mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
   if (mayBeDone) await completeRunIfDone(p, rc);
 }
@@ -236,9 +239,13 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
       if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));
     }
   }
+  if (review && hasMappedTask(rc.spec)) work.push(reviewInstances(p, rc, tis, review, MAPPING_OPS));
   await Promise.all(work);
   if (work.length === 0) await completeRunIfDone(p, rc, tis);
 }
+
+/** What mapping-settle.ts calls back (it cannot import this module). */
+const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask };
 
 /**
  * Creates a task that may run as soon as the run does (a root, or an `always` task). A

@@ -12,6 +12,7 @@ import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
 import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
 import type { Cas, Ports, SlotChange, TaskExpect, TaskPatch } from './ports.js';
 import { assertTransition, isTerminal, type TaskState } from './states.js';
+import { isInstanceId } from './mapping-ids.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -130,7 +131,8 @@ export async function transition(
   if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
   const t = taskSpec(rc.spec, ti.taskId);
   const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
-  const slot = slotOf(rc, ti.state, to);
+  // Mapped instances hold no maxActiveTasks slot (docs/adr/0013-dynamic-task-mapping.md).
+  const slot = isInstanceId(ti.taskId) ? undefined : slotOf(rc, ti.state, to);
   const r = opts.forgetUpstream
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
     : await p.store.updateTask(ti, expectOf(ti), patch, slot);
@@ -160,11 +162,11 @@ export async function createTask(
   t: TaskSpec,
   to: 'scheduled' | 'queued' | 'running' | 'skipped' | 'upstream_failed',
   upstream: TaskInstance['upstream'] = {},
-  opts: { owner?: string } = {},
+  opts: { owner?: string; instance?: { taskId: string; fields: TransitionFields } } = {},
 ): Promise<Cas<TaskInstance>> {
-  const base: TaskInstance = { ...keyOf(rc, t.taskId), state: 'scheduled', tryNumber: 0, upstream };
+  const base = { ...keyOf(rc, opts.instance?.taskId ?? t.taskId), state: 'scheduled', tryNumber: 0, upstream, ...opts.instance?.fields } as TaskInstance;
   if (to === 'scheduled') return p.store.putTask(base);
-  if ((to === 'queued' || to === 'running') && countsSlots(rc.spec)) throw new Error(`createTask cannot take a slot (${t.taskId})`);
+  if ((to === 'queued' || to === 'running') && countsSlots(rc.spec) && !opts.instance) throw new Error(`createTask cannot take a slot (${t.taskId})`);
   assertTransition('scheduled', to === 'running' ? 'queued' : to);
   if (to === 'running') assertTransition('queued', 'running');
   const patch = to === 'running'

@@ -13,6 +13,7 @@ import type { Ports } from './ports.js';
 import { canRetry, retryDelayMs } from './retry.js';
 import type { TaskState } from './states.js';
 import { deferTask } from './waiting.js';
+import { mapValueField, valueGoesToXcom } from './mapping-values.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[] }
@@ -69,7 +70,8 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
   }
-  if (outcome.kind === 'success' && outcome.value !== undefined) {
+  const mapped = mapValueField(ti, outcome.kind === 'success', outcome.kind === 'success' ? outcome.value : undefined);
+  if (outcome.kind === 'success' && outcome.value !== undefined && valueGoesToXcom(mapped)) {
     try {
       await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value, retainUntil(p));
     } catch (err) {
@@ -78,7 +80,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  const r = await transition(p, rc, ti, state, { error: null });
+  const r = await transition(p, rc, ti, state, { error: null, ...mapped });
   if (!r.ok) return false;
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
   if (holdsSlots(rc)) await wakeReady(p, rc);

@@ -9,12 +9,14 @@ import { parseDuration } from '../engine/index.js';
 import { normalizeDate, parseSchedule } from '../engine/index.js';
 import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
+import { applyExpand } from './mapping.js';
 import type {
   BranchFn,
   DagBuilder,
   DagDefinition,
   DagOptions,
   DeferrableTask,
+  ExpandArg,
   Duration,
   Linkable,
   Params,
@@ -128,6 +130,12 @@ class Handle implements TaskHandle {
   }
   after(...sources: Array<Linkable | readonly Linkable[]>): TaskHandle {
     this.draft.link(this.draft.ids(sources), [this.taskId]);
+    return this;
+  }
+  expand(source: ExpandArg): TaskHandle {
+    if (!this.draft.open) this.draft.fail(`expand() on "${this.taskId}" called after dag() returned`, this.taskId);
+    const handleId = (v: unknown) => (v instanceof Handle && v.draft === this.draft ? v.taskId : undefined);
+    applyExpand(this.draft, this.draft.tasks.get(this.taskId)!.spec, this.taskId, source, handleId);
     return this;
   }
 }

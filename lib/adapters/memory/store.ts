@@ -13,6 +13,8 @@ import type { Cas, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '..
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { decodeXcom, encodeXcom } from '../xcom-codec.js';
 import { MinHeap } from './min-heap.js';
+import { MemoryMapCounts } from './mapping.js';
+import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import { deepFreeze } from '../../engine/index.js';
 
 const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
@@ -110,6 +112,16 @@ export class MemoryStore implements Store {
   private readonly pokeClaims = new Map<string, number>();
   private readonly xcoms = new Map<string, string>();
   private readonly signals = new Map<string, SignalRecord>();
+  /** Dynamic task mapping's counts (mapping.ts). */
+  private readonly mapCounts = new MemoryMapCounts((dagId, runId) => this.listTasks(dagId, runId));
+
+  initMapCounts(k: TaskKey, n: number): Promise<void> { return this.mapCounts.initMapCounts(k, n); }
+  countMapped(k: TaskKey, s: number, i: number, o: MapOutcome): Promise<MapShardState> { return this.mapCounts.countMapped(k, s, i, o); }
+  uncountMapped(k: TaskKey, s: number, i: number): Promise<void> { return this.mapCounts.uncountMapped(k, s, i); }
+  closeMapShard(k: TaskKey, s: number) { return this.mapCounts.closeMapShard(k, s); }
+  getMapSummary(k: TaskKey) { return this.mapCounts.getMapSummary(k); }
+  getMapShards(k: TaskKey, s: readonly number[]) { return this.mapCounts.getMapShards(k, s); }
+  listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.mapCounts.listMapped(k); }
 
   // ----------------------------------------------------------------- DAG registry
 
