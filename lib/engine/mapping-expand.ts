@@ -70,7 +70,8 @@ export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       await finishTask(p, rc, t, parent, { kind: 'skipped', reason: 'mapped over an empty list' });
       return;
     }
-    await p.store.initMapCounts(keyOf(rc, t.taskId), n, retainUntil(p));
+    // No TTL on the count items: one set now would expire them while a long mapping still runs.
+    await p.store.initMapCounts(keyOf(rc, t.taskId), n);
     const r = await annotate(p, parent, { mapLength: n, mapCursor: 0 });
     if (!r.ok) return;
     parent = r.item;

@@ -32,7 +32,8 @@ export async function settleInstance(p: Ports, rc: RunCtx, id: string, state: Ta
   // The first instance of this outcome in its shard tells the downstream tasks.
   if (s.indexes[outcome].length === 1 && s.indexes[outcome][0] === mapIndex) await recordFlag(p, rc, taskId, outcome, ops);
   const counted = MAP_OUTCOMES.reduce((n, o) => n + s.indexes[o].length, 0);
-  if (counted < s.want) return;
+  // want 0: the shard item was never initialised (or was lost); never close on it.
+  if (s.want === 0 || counted < s.want) return;
   const c = await p.store.closeMapShard(parent, shard);
   if (c.closed >= c.want) await completeMapped(p, rc, taskId, ops);
 }
