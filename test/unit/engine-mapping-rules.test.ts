@@ -42,7 +42,7 @@ describe('downstream of a mapped task', () => {
   });
 
   it('all_success runs once every instance succeeded, however many shards they span', async () => {
-    const n = 250;
+    const n = onDynamo ? 150 : 250;
     const d = dag('wide', {}, ({ task }) => {
       task('each', async (_ctx, x: number) => x).expand(Array.from({ length: n }, (_, i) => i))
         .before(task('sum', async (ctx) => (await ctx.xcom.pull<number[]>('each')).reduce((a, b) => a + b, 0)));
@@ -55,7 +55,7 @@ describe('downstream of a mapped task', () => {
 });
 
 describe('expansion', () => {
-  const n = onDynamo ? 230 : 530;
+  const n = onDynamo ? 130 : 530;
   const mapped = (ran: Map<number, number>) => dag('expand_race', {}, ({ task }) => {
     task('each', async (ctx) => { ran.set(ctx.mapIndex!, (ran.get(ctx.mapIndex!) ?? 0) + 1); return ctx.mapIndex; })
       .expand(Array.from({ length: n }, (_, i) => i))
@@ -88,7 +88,7 @@ describe('expansion', () => {
     const ran = new Map<number, number>();
     let puts = 0;
     let crashed = false;
-    const crashAt = 150;
+    const crashAt = onDynamo ? 120 : 150;
     const wrapStore = (s: Store): Store => new Proxy(s, {
       get(target, prop, recv) {
         const v = Reflect.get(target, prop, recv);
