@@ -8,7 +8,8 @@
  * task, not n. Instances are task items `<task>#<i>` in the run's partition: one Query
  * with `begins_with` lists them.
  */
-import { BatchGetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { getItem } from './dynamo-cas.js';
 import { MAP_OUTCOMES, shardCount, shardWant, type MapOutcome, type MapShardState, type TaskInstance, type TaskKey } from '../../engine/index.js';
 import { Expr, type Item } from './dynamo-codec.js';
 import type { DynamoRequests } from './dynamo-requests.js';
@@ -99,23 +100,17 @@ export class DynamoMapCounts {
     return Promise.all(items.map((i) => this.decodeTask(i)));
   }
 
-  /** BatchGetItem in requests of 100 keys, retrying unprocessed keys. */
+  /**
+   * Strongly consistent reads of the given items, 16 at a time. GetItem, not BatchGetItem:
+   * the same read units, and the functions' least-privilege policy (lib/infra/functions.ts)
+   * grants no batch actions.
+   */
   private async batchGet(keys: Item[]): Promise<Item[]> {
     const out: Item[] = [];
-    const chunks: Item[][] = [];
-    for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100));
-    await Promise.all(chunks.map(async (chunk) => {
-      let pending: Item[] = chunk;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        const res = await this.r.send<{ Responses?: Record<string, Item[]>; UnprocessedKeys?: Record<string, { Keys?: Item[] }> }>(
-          new BatchGetItemCommand({ RequestItems: { [this.kv]: { Keys: pending, ConsistentRead: true } }, ...CC }),
-          'read',
-        );
-        out.push(...(res.Responses?.[this.kv] ?? []));
-        pending = res.UnprocessedKeys?.[this.kv]?.Keys ?? [];
-        if (pending.length > 0 && attempt > 8) throw new Error(`DynamoDB left ${pending.length} mapping counts unread after ${attempt} attempts`);
-      }
-    }));
+    for (let i = 0; i < keys.length; i += 16) {
+      const items = await Promise.all(keys.slice(i, i + 16).map((k) => getItem(this.r, this.kv, k)));
+      for (const item of items) if (item) out.push(item);
+    }
     return out;
   }
 }
