@@ -12,13 +12,13 @@ import { completeMapped } from './mapping-settle.js';
 import { MAP_ITEM_KEY, pullMapped } from './mapping-values.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { Ports, TaskMessage } from './ports.js';
-import { afterTerminal, decideTask, queueTask } from './settle.js';
+import { afterTerminal, decideTask, queueTask, wakeReady } from './settle.js';
 import { annotate, createTask, keyOf, retainUntil } from './transition.js';
 import { failTry, finishTask } from './worker-finish.js';
 
 /** Instances created per step of the cursor (puts in flight at once). */
 export const EXPAND_CHUNK = 100;
-const OPS = { decideTask, afterTerminal, queueTask };
+const OPS = { decideTask, afterTerminal, queueTask, wakeReady };
 
 /** True for the mapped task itself (not one of its instances). */
 export function isMappedParent(t: TaskSpec, ti: TaskInstance): boolean {

@@ -9,7 +9,7 @@
  * settle.ts calls in here and passes its own functions (`ops`), so that this module does
  * not import settle.ts (the engine has no import cycles).
  */
-import { taskSpec, type RunCtx } from './dag-index.js';
+import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
 import { MAP_OUTCOMES, MAP_SEP, baseTaskId, isInstanceId, outcomeOfState, parseInstanceId, shardOfIndex, type MapOutcome } from './mapping-ids.js';
 import type { TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
@@ -20,6 +20,7 @@ export interface SettleOps {
   decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void>;
   afterTerminal(p: Ports, rc: RunCtx, taskId: string, state: TaskState): Promise<void>;
   queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean>;
+  wakeReady(p: Ports, rc: RunCtx): Promise<void>;
 }
 
 /** Everything that follows a mapped instance (`size#42`) reaching a terminal state. */
@@ -69,6 +70,8 @@ export async function completeMapped(p: Ports, rc: RunCtx, taskId: string, ops: 
   const r = await transition(p, rc, ti, state, { error });
   if (!r.ok) return false;
   await ops.afterTerminal(p, rc, taskId, state);
+  // The mapped task held a maxActiveTasks slot while it ran (when the counter is kept).
+  if (countsSlots(rc.spec)) await ops.wakeReady(p, rc);
   return true;
 }
 

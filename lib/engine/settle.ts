@@ -245,7 +245,7 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
 }
 
 /** What mapping-settle.ts calls back (it cannot import this module). */
-const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask };
+const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask, wakeReady };
 
 /**
  * Creates a task that may run as soon as the run does (a root, or an `always` task). A

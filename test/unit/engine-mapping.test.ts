@@ -130,6 +130,22 @@ describe('dynamic task mapping', () => {
     expect((await rt.ports.store.getRun('clear_one', r.run.runId))!.state).toBe('success');
   });
 
+  it('under a binding maxActiveTasks, instances take no slot and the run ends with the counter back at zero', async () => {
+    const d = dag('slots_map', { maxActiveTasks: 2 }, ({ task }) => {
+      const a = task('a', async () => 1);
+      const b = task('b', async () => 2);
+      const c = task('c', async () => 3);
+      const each = task('each', async (_ctx, x: number) => x).expand(Array.from({ length: 30 }, (_, i) => i));
+      const join = task('join', async (ctx) => (await ctx.xcom.pull<number[]>('each')).length);
+      join.after(a, b, c, each);
+    });
+    const { rt } = await makeRuntime([d]);
+    const r = await runOnce(rt, 'slots_map');
+    expect(r.run.state).toBe('success');
+    expect(await xcom(rt, 'slots_map', r.run.runId, 'join')).toBe(30);
+    expect(r.run.activeTasks ?? 0).toBe(0);
+  });
+
   it('refuses expand on a branch or a sensor at build, naming the DAG and the task', () => {
     expect(() => dag('bad_branch', {}, ({ branch }) => { branch('pick', () => 'x').expand([1, 2]); })).toThrow(InvalidDagError);
     expect(() => dag('bad_branch', {}, ({ branch }) => { branch('pick', () => 'x').expand([1, 2]); })).toThrow(/bad_branch.*pick.*expand is not supported on a branch/);
