@@ -49,7 +49,9 @@ describe('dynamic task mapping', () => {
       const echo = task('echo', async (_ctx, item: unknown) => item).expand(list);
       echo.before(task('after', async (ctx) => ctx.xcom.pull('echo')));
     });
-    const { rt } = await makeRuntime([d]);
+    // A clock near real time: XCom items carry a TTL from the clock, and DynamoDB Local
+    // deletes items whose TTL is in the (real) past while the run reads them.
+    const { rt } = await makeRuntime([d], { start: Date.now() });
     const r = await runOnce(rt, 'big_items');
     expect(r.run.state).toBe('success');
     expect(await xcom(rt, 'big_items', r.run.runId, 'after')).toEqual([big, new Date('2026-01-02T00:00:00Z'), 3]);
