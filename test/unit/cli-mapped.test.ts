@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DagSpec, TaskInstance } from '../../lib/engine/index.js';
 import { runTaskTable, taskRows, taskTable, type RunResult } from '../../lib/cli/output.js';
+import { cmdClear } from '../../lib/cli/aws-ops.js';
+import { dag } from '../../lib/sdk/index.js';
+import { makeRuntime, runOnce } from '../helpers/runtime.js';
 
 const ti = (taskId: string, state: TaskInstance['state'], extra: Partial<TaskInstance> = {}): TaskInstance =>
   ({ dagId: 'd', runId: 'r', taskId, state, tryNumber: 1, upstream: {}, startedAt: 0, endedAt: 5, ...extra });
@@ -27,5 +30,19 @@ describe('mapped tasks in the CLI', () => {
     expect(lines.find((l) => l.startsWith('size'))).toContain('failed [3 mapped: 2 success, 1 failed]');
     expect(taskTable(tasks, ['list', 'size']).split('\n').filter((l) => l.includes('#'))).toEqual([]);
     expect(taskTable(tasks, ['list', 'size'])).toContain('[3 mapped: 2 success, 1 failed]');
+  });
+
+  it('airless clear accepts an instance id of a mapped task and refuses one of a task that is not mapped', async () => {
+    const d = dag('clear_cli', {}, ({ task }) => {
+      task('each', async (_ctx, x: number) => x).expand([1, 2, 3]);
+      task('plain', async () => 1);
+    });
+    const { rt } = await makeRuntime([d]);
+    const r = await runOnce(rt, 'clear_cli');
+    const out: string[] = [];
+    const ports = rt.ports as unknown as Parameters<typeof cmdClear>[0];
+    expect(await cmdClear(ports, 'clear_cli', r.run.runId, 'each#1', true, (l) => out.push(l))).toBe(0);
+    expect(out[0]).toMatch(/^cleared .*each#1/);
+    await expect(cmdClear(ports, 'clear_cli', r.run.runId, 'plain#1', true, () => {})).rejects.toThrow('unknown task plain#1 in dag clear_cli');
   });
 });
