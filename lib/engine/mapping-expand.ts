@@ -92,8 +92,7 @@ export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     parent = created;
   }
   // Expanded: the mapped task now waits for its instances without a lease (nothing runs it).
-  const r = await annotate(p, parent, { leaseUntil: null, mapCursor: n });
-  if (r.ok) p.metrics.count('MappedInstances', n);
+  await annotate(p, parent, { leaseUntil: null, mapCursor: n });
   await completeMapped(p, rc, t.taskId, OPS);
 }
 

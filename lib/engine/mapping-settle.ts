@@ -131,6 +131,7 @@ async function recount(p: Ports, rc: RunCtx, taskId: string, ended: readonly Tas
     const sh = shards.get(s)!;
     if (MAP_OUTCOMES.reduce((n, o) => n + sh.indexes[o].length, 0) >= sh.want) retry.push(ti);
   }
-  if (retry.length > 0) p.metrics.count('MappedRecounts', retry.length);
+  // A log line, not a metric: each metric name is a billed CloudWatch metric (docs/performance.md).
+  if (retry.length > 0) p.log.warn('mapped instances recounted', { dagId: rc.run.dagId, runId: rc.run.runId, taskId, instances: retry.length });
   for (const ti of retry) await settleInstance(p, rc, ti.taskId, ti.state, ops);
 }
