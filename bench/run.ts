@@ -20,7 +20,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping'>;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
   memoryOnly: boolean;
   dynamodbEndpoint?: string;
@@ -28,7 +28,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -49,7 +49,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     shapes: [],
     durationMs: 0,
   };
-  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha'));
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping'));
   let ddb: DynamoDbLocal | undefined;
   let client: DynamoDBClient | undefined;
   let endpoint = opts.dynamodbEndpoint;
@@ -85,6 +85,14 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     if (client && endpoint && opts.only.has('ha')) {
       say('HA');
       report.ha = await haBench({ runs: Math.round(100 * scale), dynamodb: client, ddbEndpoint: endpoint });
+    }
+    // issue 13: one expand of 10,000 (--quick: 1,000), bench/scenarios/mapping.ts
+    if (opts.only.has('mapping')) {
+      say('dynamic task mapping');
+      const { mappingBench, formatMapping } = await import('./scenarios/mapping.js');
+      const mapping = await mappingBench({ n: opts.quick ? 1_000 : 10_000, concurrency: 32, dynamodb: client, progress: say });
+      (report as BenchReport & { mapping?: unknown }).mapping = mapping;
+      say(formatMapping(mapping));
     }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {

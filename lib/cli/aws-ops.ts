@@ -13,6 +13,7 @@ import { InvalidInputError, NotFoundError } from '../engine/index.js';
 import type { DagRecord } from '../engine/index.js';
 import { clearTasks, setPaused, triggerRun } from '../engine/index.js';
 import { sendSignal } from '../engine/index.js';
+import { baseTaskId, isInstanceId } from '../engine/index.js';
 import { aws } from './aws-stack.js';
 import { color, table, taskTable } from './output.js';
 
@@ -68,7 +69,8 @@ export async function cmdSignal(p: AwsPorts, key: string, payload: unknown, out:
 /** Clears a task (and by default its downstream) so it runs again. */
 export async function cmdClear(p: AwsPorts, dagId: string, runId: string, taskId: string, downstream: boolean, out: Out): Promise<number> {
   const dag = await requireDag(p, dagId);
-  if (!dag.spec.tasks.some((t) => t.taskId === taskId)) throw new NotFoundError(`unknown task ${taskId} in dag ${dagId}`);
+  // `size#3`: one instance of the mapped task `size` (docs/mapping.md).
+  if (!dag.spec.tasks.some((t) => t.taskId === taskId || (t.expand && t.taskId === baseTaskId(taskId) && isInstanceId(taskId)))) throw new NotFoundError(`unknown task ${taskId} in dag ${dagId}`);
   const cleared = await clearTasks(p, dagId, runId, [taskId], { downstream });
   out(cleared.length ? `cleared ${cleared.join(', ')} in ${dagId}/${runId}` : `nothing to clear in ${dagId}/${runId} (tasks not finished)`);
   return 0;

@@ -5,6 +5,7 @@
 import { AirlessError, InvalidDagError, InvalidInputError, NotFoundError, BundleError, MalformedMessageError } from '../engine/index.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
+import { groupInstances, instanceRows, mappedNote } from './mapped.js';
 
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -69,7 +70,8 @@ export function xcomText(v: unknown, max = XCOM_TEXT_MAX): { text: string; trunc
 /** The `tasks` array of `airless run --json` (documented in docs/cli.md). */
 export function taskRows(r: RunResult) {
   const byId = new Map(r.tasks.map((t) => [t.taskId, t]));
-  return r.spec.tasks.map((t) => {
+  const mapped = groupInstances(r.tasks);
+  return r.spec.tasks.flatMap((t) => {
     const ti = byId.get(t.taskId);
     const row: Record<string, unknown> = {
       taskId: t.taskId, state: ti?.state ?? 'none', tryNumber: ti?.tryNumber ?? 0,
@@ -81,18 +83,19 @@ export function taskRows(r: RunResult) {
       if (x.truncated) row.xcomTruncated = x.text;
       else row.xcom = r.xcoms[t.taskId];
     }
-    return row;
+    return [row, ...instanceRows(mapped.get(t.taskId))];
   });
 }
 
 /** The task table of one run: state, tries, duration (virtual under --time-warp), XCom, error. */
 export function runTaskTable(r: RunResult, opts: { virtual: boolean }): string {
   const byId = new Map(r.tasks.map((t) => [t.taskId, t]));
+  const mapped = groupInstances(r.tasks);
   const rows = r.spec.tasks.map(({ taskId: id }) => {
     const t = byId.get(id);
     const dur = t?.startedAt !== undefined && t.endedAt !== undefined ? formatDuration(t.endedAt - t.startedAt) : '';
     const xcom = id in r.xcoms ? xcomText(r.xcoms[id], 40).text : '';
-    return [id, color(t?.state ?? 'none'), String(t?.tryNumber ?? 0), dur, xcom, (t?.error ?? '').slice(0, 80)];
+    return [id, color(t?.state ?? 'none') + mappedNote(mapped.get(id)), String(t?.tryNumber ?? 0), dur, xcom, (t?.error ?? '').slice(0, 80)];
   });
   return table(rows, ['task', 'state', 'try', opts.virtual ? 'duration (virtual)' : 'duration', 'xcom', 'error']);
 }
@@ -100,10 +103,11 @@ export function runTaskTable(r: RunResult, opts: { virtual: boolean }): string {
 /** Task states of a run in `order` (the stack commands' table). */
 export function taskTable(tasks: TaskInstance[], order: string[]): string {
   const byId = new Map(tasks.map((t) => [t.taskId, t]));
+  const mapped = groupInstances(tasks);
   const rows = order.map((id) => {
     const t = byId.get(id);
     const dur = t?.startedAt !== undefined && t.endedAt !== undefined ? formatDuration(t.endedAt - t.startedAt) : '';
-    return [id, color(t?.state ?? 'none'), String(t?.tryNumber ?? 0), dur, (t?.error ?? '').slice(0, 80)];
+    return [id, color(t?.state ?? 'none') + mappedNote(mapped.get(id)), String(t?.tryNumber ?? 0), dur, (t?.error ?? '').slice(0, 80)];
   });
   return table(rows, ['task', 'state', 'try', 'duration', 'error']);
 }

@@ -101,7 +101,8 @@ async function runAll(
       const tasks: TaskInstance[] = await rt.ports.store.listTasks(dagId, run.runId);
       const xcoms: Record<string, unknown> = {};
       for (const t of tasks) {
-        if (t.state !== 'success') continue;
+        // A mapped instance's value is on its item (lib/cli/mapped.ts shows it).
+        if (t.state !== 'success' || t.mapIndex !== undefined) continue;
         const v = await rt.ports.store.getXcom({ dagId, runId: run.runId, taskId: t.taskId, key: 'return_value' });
         if (v !== undefined) xcoms[t.taskId] = v;
       }

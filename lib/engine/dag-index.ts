@@ -6,6 +6,7 @@ import { NotFoundError } from './errors.js';
 import type { DagRun, DagSpec, TaskInstance, TaskSpec } from './model.js';
 import type { Ports } from './ports.js';
 import { templateVars } from './template.js';
+import { instanceSpec } from './mapping-validate.js';
 
 const index = new WeakMap<DagSpec, Map<string, TaskSpec>>();
 
@@ -15,7 +16,8 @@ export function taskSpec(spec: DagSpec, taskId: string): TaskSpec {
     m = new Map(spec.tasks.map((t) => [t.taskId, t]));
     index.set(spec, m);
   }
-  const t = m.get(taskId);
+  // A mapped instance (`size#42`) runs under its task's spec (mapping-ids.ts).
+  const t = m.get(taskId) ?? instanceSpec(m, taskId);
   if (!t) throw new NotFoundError(`unknown task ${taskId} in dag ${spec.dagId}`);
   return t;
 }

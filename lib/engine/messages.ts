@@ -96,7 +96,7 @@ function validateTask(o: Fields): TaskMessage {
     kind: 'task',
     dagId: id(o, 'task', 'dagId'),
     runId: runId(o, 'task'),
-    taskId: id(o, 'task', 'taskId'),
+    taskId: id(o, 'task', 'taskId', TASK_REF),
     tryNumber: nonNegativeInt(o, 'task', 'tryNumber'),
   };
 }
@@ -112,7 +112,7 @@ function validateFire(o: Fields): FireMessage {
     kind: 'fire',
     dagId: id(o, 'fire', 'dagId'),
     runId: runId(o, 'fire'),
-    taskId: id(o, 'fire', 'taskId'),
+    taskId: id(o, 'fire', 'taskId', TASK_REF),
     tryNumber: nonNegativeInt(o, 'fire', 'tryNumber'),
     reason: o.reason as FireMessage['reason'],
   };
@@ -144,11 +144,14 @@ function onlyFields(o: Fields, kind: string, allowed: readonly string[]): void {
   }
 }
 
-function id(o: Fields, kind: string, field: string): string {
+/** A task id, or a mapped instance's (`size#42`, mapping-ids.ts). */
+const TASK_REF = /^[A-Za-z0-9_.-]{1,250}(#\d{1,9})?$/;
+
+function id(o: Fields, kind: string, field: string, pattern = ID_PATTERN): string {
   const v = o[field];
-  if (typeof v !== 'string' || !ID_PATTERN.test(v)) {
+  if (typeof v !== 'string' || !pattern.test(v)) {
     throw new MalformedMessageError(
-      `${kind} message field "${field}" must be a string matching ${ID_PATTERN}, got ${describe(v)}`,
+      `${kind} message field "${field}" must be a string matching ${pattern}, got ${describe(v)}`,
     );
   }
   return v;

@@ -84,6 +84,8 @@ export interface TaskSpec extends RetryPolicy {
   teardown?: TeardownSpec;
   shortCircuit?: { ignoreDownstreamTriggerRules: boolean };
   dependsOnPast?: true;
+  /** Dynamic task mapping (`.expand(...)`): one instance per element; see mapping-ids.ts. */
+  expand?: MapExpand;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -98,6 +100,11 @@ export interface TeardownSpec {
   setups: string[];
   onFailureFailDagrun: boolean;
 }
+
+/** Where a mapped task's elements come from (mapping-ids.ts). */
+export type MapSource = { values: unknown[] } | { task: string };
+/** One source (`expand(list)`), or named sources whose cross product is mapped (`expand({ x, y })`). */
+export type MapExpand = { source: MapSource } | { product: Record<string, MapSource> };
 
 export interface DagSpec {
   dagId: string;
@@ -225,6 +232,13 @@ export interface TaskInstance extends TaskKey {
   error?: string;
   /** TTL (epoch seconds), set when the task ends: the run's retention from then. */
   expiresAt?: number;
+  /** Mapped instance (taskId `<task>#<mapIndex>`): its index, its element (JSON) and its return value (JSON, when small). */
+  mapIndex?: number;
+  mapItem?: string;
+  mapValue?: string;
+  /** Mapped parent: number of instances, and how many were created so far (the expansion's cursor). */
+  mapLength?: number;
+  mapCursor?: number;
 }
 
 export type TriggerKind = 'sensor' | 'event';

@@ -15,6 +15,7 @@ import type {
   XcomKey,
 } from './model.js';
 import type { RunState, TaskState } from './states.js';
+import type { MappingStore } from './mapping-store.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -77,7 +78,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store {
+export interface Store extends MappingStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -324,6 +325,8 @@ export interface EngineConfig {
   pokeConcurrency: number;
   /** Per-poke timeout. */
   pokeTimeoutMs: number;
+  /** Most instances one `expand` may create (Airflow's max_map_length); more fails the mapped task. */
+  maxMapLength?: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
@@ -337,4 +340,5 @@ export const DEFAULT_CONFIG: EngineConfig = {
   maxEagerFollows: 16,
   pokeConcurrency: 256,
   pokeTimeoutMs: 30_000,
+  maxMapLength: 10_000,
 };

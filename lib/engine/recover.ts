@@ -8,6 +8,7 @@ import { taskSpec, type RunCtx } from './dag-index.js';
 import type { TaskInstance } from './model.js';
 import type { EngineConfig, Ports } from './ports.js';
 import { failTry } from './worker-finish.js';
+import { expandTask, isMappedParent } from './mapping-expand.js';
 import { annotate } from './transition.js';
 import { EVENT_RECHECK_MS, resumeDeferred } from './waiting.js';
 import { taskKeyString } from './model.js';
@@ -42,6 +43,8 @@ export async function requeueIfLost(p: Ports, ti: TaskInstance): Promise<boolean
 export async function expireLease(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
   if ((ti.leaseUntil ?? Number.POSITIVE_INFINITY) > p.clock.now()) return false;
   p.metrics.count('ExpiredLeases');
+  // A mapped task whose expander was lost mid-way: resume the expansion from its cursor.
+  if (isMappedParent(taskSpec(rc.spec, ti.taskId), ti) && ti.mapLength !== undefined) return expandTask(p, rc, taskSpec(rc.spec, ti.taskId), ti).then(() => true);
   return failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)', false);
 }
 

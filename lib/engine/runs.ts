@@ -7,6 +7,8 @@ import { loadRunCtx, specFor, type RunCtx } from './dag-index.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { advanceRun, keyOf, startQueuedRuns } from './settle.js';
 import { transition } from './transition.js';
+import { baseTaskId } from './mapping-ids.js';
+import { clearInstances, instancesToClear, queueCleared } from './mapping-clear.js';
 import type { DagRecord, DagRun, DagSpec, Manifest, RunType } from './model.js';
 import type { Cas, Ports } from './ports.js';
 import { isRunTerminal, isTerminal } from './states.js';
@@ -167,14 +169,19 @@ export async function clearTasks(
 ): Promise<string[]> {
   const rc = await loadRunCtx(p, dagId, runId);
   if (!rc) throw new NotFoundError(`unknown run ${dagId}/${runId}`);
-  const set = withSetupsAndTeardowns(rc.spec, opts.downstream === false ? new Set(taskIds) : downstreamClosure(rc.spec, taskIds));
-  const cleared: string[] = [];
-  for (const ti of await p.store.listTasks(dagId, runId)) {
+  // A mapped instance (`size#3`) clears as itself plus, like a task, its mapped task's downstream (mapping-clear.ts).
+  const roots = taskIds.map(baseTaskId);
+  const set = withSetupsAndTeardowns(rc.spec, opts.downstream === false ? new Set(roots) : downstreamClosure(rc.spec, roots));
+  const tis = await p.store.listTasks(dagId, runId);
+  const instances = await clearInstances(p, rc, instancesToClear(rc.spec, tis, taskIds, opts.downstream !== false));
+  const cleared: string[] = instances.map((ti) => ti.taskId);
+  for (const ti of tis) {
     if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;
-    const forgetUpstream = Object.keys(ti.upstream).filter((u) => set.has(u));
+    const forgetUpstream = Object.keys(ti.upstream).filter((u) => set.has(baseTaskId(u)));
     const r = await transition(p, rc, ti, 'scheduled', {}, { forgetUpstream });
     if (r.ok) cleared.push(ti.taskId);
   }
+  await queueCleared(p, rc, instances);
   await reopenRun(p, rc);
   return cleared;
 }

@@ -20,6 +20,8 @@ import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
 import { indirectSetups, setupScopeDecision } from './setup-teardown.js';
+import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
+import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 
 export { keyOf, retainUntil };
 
@@ -71,7 +73,7 @@ export async function startTry(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
-  const decision = (await setupScopeDecision(p, rc, t)) ?? evaluateTriggerRule(t.triggerRule, t.upstream, ti.upstream, t.teardown?.setups);
+  const decision = (await setupScopeDecision(p, rc, t)) ?? evaluateTriggerRule(t.triggerRule, ...mappedView(rc.spec, t, ti.upstream), t.teardown?.setups);
   if (decision === 'wait') return;
   if (decision === 'run') {
     if (t.dependsOnPast && !(await pastAllows(p, rc, t))) return; // woken when the past instance ends
@@ -189,6 +191,7 @@ export async function afterTerminal(
   chosen?: readonly string[],
 ): Promise<void> {
   p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
+  if (isInstanceId(taskId)) return settleInstance(p, rc, taskId, state, MAPPING_OPS);
   const mayBeDone = await passOn(p, rc, taskId, state, chosen);
   if (mayBeDone) await completeRunIfDone(p, rc);
   const waiting = await nextWaiting(p, rc, taskId, state);
@@ -263,9 +266,13 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
       if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));
     }
   }
+  if (review && hasMappedTask(rc.spec)) work.push(reviewInstances(p, rc, tis, review, MAPPING_OPS));
   await Promise.all(work);
   if (work.length === 0) await completeRunIfDone(p, rc, tis);
 }
+
+/** What mapping-settle.ts calls back (it cannot import this module). */
+const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask, wakeReady };
 
 /**
  * Creates a task that may run as soon as the run does (a root, or an `always` task). A

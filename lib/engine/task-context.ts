@@ -4,7 +4,9 @@
  * `ctx` (`ctx.defer(...)`), not detached.
  */
 import type { DeferOptions, DeferRequest, FailRequest, SkipRequest, TaskContext, TaskLogger } from './context.js';
-import { hasTask, type RunCtx } from './dag-index.js';
+import { hasTask, taskSpec, type RunCtx } from './dag-index.js';
+import { baseTaskId, isInstanceId } from './mapping-ids.js';
+import { pullMapped } from './mapping-values.js';
 import { InvalidInputError } from './errors.js';
 import type { TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
@@ -25,6 +27,8 @@ class Xcom {
   constructor(private readonly p: Ports, private readonly rc: RunCtx, private readonly taskId: string) {}
   async pull<T = unknown>(taskId: string, key = 'return_value'): Promise<T> {
     if (!hasTask(this.rc.spec, taskId)) throw new InvalidInputError(`xcom.pull: dag ${this.rc.run.dagId} has no task "${taskId}" (its tasks: ${this.rc.spec.tasks.map((t) => t.taskId).join(', ')})`);
+    // A mapped task: its instances' values in map-index order (mapping-values.ts).
+    if (key === 'return_value' && taskSpec(this.rc.spec, taskId).expand && !isInstanceId(taskId)) return (await pullMapped(this.p, this.rc, taskId)) as T;
     return (await this.p.store.getXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId, key })) as T;
   }
   async push(key: string, value: unknown): Promise<void> {
@@ -36,6 +40,7 @@ export class RunningTaskContext implements TaskContext {
   readonly dagId: string;
   readonly runId: string;
   readonly taskId: string;
+  readonly mapIndex?: number;
   readonly tryNumber: number;
   readonly logicalDate: string;
   readonly dataIntervalStart: string;
@@ -50,7 +55,8 @@ export class RunningTaskContext implements TaskContext {
   constructor(private readonly rc: RunCtx, ti: TaskInstance, p: Ports, readonly signal: AbortSignal) {
     this.dagId = ti.dagId;
     this.runId = ti.runId;
-    this.taskId = ti.taskId;
+    this.taskId = baseTaskId(ti.taskId);
+    if (ti.mapIndex !== undefined) this.mapIndex = ti.mapIndex;
     this.tryNumber = ti.tryNumber;
     this.logicalDate = iso(rc.run.logicalDate);
     this.dataIntervalStart = iso(rc.run.dataIntervalStart);
@@ -59,7 +65,7 @@ export class RunningTaskContext implements TaskContext {
     this.params = { ...rc.spec.params, ...rc.run.conf };
     this.conf = rc.run.conf;
     this.xcom = new Xcom(p, rc, ti.taskId);
-    this.log = new TaskLog(p, { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber });
+    this.log = new TaskLog(p, { dagId: ti.dagId, runId: ti.runId, taskId: this.taskId, ...(ti.mapIndex !== undefined ? { mapIndex: ti.mapIndex } : {}), tryNumber: ti.tryNumber });
   }
 
   render(template: string): string {

@@ -14,6 +14,7 @@ import type { Cas, Ports, SlotChange, TaskExpect, TaskPatch } from './ports.js';
 import { assertTransition, isTerminal, type TaskState } from './states.js';
 import { clearEarlierTries } from './xcom-clear.js';
 import { isLimited, limitMoves } from './pool-limits.js';
+import { isInstanceId } from './mapping-ids.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -132,7 +133,8 @@ export async function transition(
   if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
   const t = taskSpec(rc.spec, ti.taskId);
   const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
-  const slot = slotOf(rc, ti.state, to);
+  // Mapped instances hold no maxActiveTasks slot (docs/adr/0013-dynamic-task-mapping.md).
+  const slot = isInstanceId(ti.taskId) ? undefined : slotOf(rc, ti.state, to);
   // Pool and per-task slots move in the same atomic write (pool-limits.ts).
   const limits = limitMoves(rc.run.dagId, rc.run.runId, t, ti, to, retainUntil(p));
   if (limits) Object.assign(patch, limits.fields);
@@ -166,11 +168,11 @@ export async function createTask(
   t: TaskSpec,
   to: 'scheduled' | 'queued' | 'running' | 'skipped' | 'upstream_failed',
   upstream: TaskInstance['upstream'] = {},
-  opts: { owner?: string } = {},
+  opts: { owner?: string; instance?: { taskId: string; fields: TransitionFields } } = {},
 ): Promise<Cas<TaskInstance>> {
-  const base: TaskInstance = { ...keyOf(rc, t.taskId), state: 'scheduled', tryNumber: 0, upstream };
+  const base = { ...keyOf(rc, opts.instance?.taskId ?? t.taskId), state: 'scheduled', tryNumber: 0, upstream, ...opts.instance?.fields } as TaskInstance;
   if (to === 'scheduled') return p.store.putTask(base);
-  if ((to === 'queued' || to === 'running') && (countsSlots(rc.spec) || isLimited(t))) throw new Error(`createTask cannot take a slot (${t.taskId})`);
+  if ((to === 'queued' || to === 'running') && ((countsSlots(rc.spec) && !opts.instance) || isLimited(t))) throw new Error(`createTask cannot take a slot (${t.taskId})`);
   assertTransition('scheduled', to === 'running' ? 'queued' : to);
   if (to === 'running') assertTransition('queued', 'running');
   const patch = to === 'running'

@@ -14,6 +14,8 @@ import { canRetry, retryDelayMs } from './retry.js';
 import type { TaskState } from './states.js';
 import { deferTask } from './waiting.js';
 import { wakeLimits } from './pools.js';
+import { mapValueField, valueGoesToXcom } from './mapping-values.js';
+import { isInstanceId } from './mapping-ids.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[] }
@@ -22,6 +24,9 @@ export type Outcome =
   | { kind: 'failed'; error: string; noRetry?: boolean };
 
 const LEAVES_ACTIVE: ReadonlySet<TaskState> = new Set(['queued', 'running']);
+
+/** A task that ends may free a maxActiveTasks slot; a mapped instance holds none (and waking lists the run). */
+const freesSlots = (rc: RunCtx, ti: TaskInstance): boolean => holdsSlots(rc) && !isInstanceId(ti.taskId);
 
 /**
  * Fails a try: `up_for_retry` (with the retry armed on the timer) while retries remain,
@@ -36,7 +41,7 @@ export async function failTry(
   noRetry: boolean,
 ): Promise<boolean> {
   const now = p.clock.now();
-  const freesSlot = LEAVES_ACTIVE.has(ti.state) && holdsSlots(rc);
+  const freesSlot = LEAVES_ACTIVE.has(ti.state) && freesSlots(rc, ti);
   const tries = ti.tryNumber - (ti.tryBase ?? 0);
   if (!noRetry && canRetry(t, tries)) {
     const at = now + retryDelayMs(t, tries, `${ti.dagId}#${ti.taskId}#${rc.run.logicalDate}`);
@@ -66,13 +71,14 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   if (outcome.kind === 'deferred') {
     try {
       const ok = await deferTask(p, rc, t, ti, outcome.request);
-      if (ok && holdsSlots(rc)) await wakeReady(p, rc);
+      if (ok && freesSlots(rc, ti)) await wakeReady(p, rc);
       return ok;
     } catch (err) {
       return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
   }
-  if (outcome.kind === 'success' && outcome.value !== undefined) {
+  const mapped = mapValueField(ti, outcome.kind === 'success', outcome.kind === 'success' ? outcome.value : undefined);
+  if (outcome.kind === 'success' && outcome.value !== undefined && valueGoesToXcom(mapped)) {
     try {
       await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value, retainUntil(p));
     } catch (err) {
@@ -81,10 +87,10 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  const r = await transition(p, rc, ti, state, { error: null });
+  const r = await transition(p, rc, ti, state, { error: null, ...mapped });
   if (!r.ok) return false;
   await wakeLimits(p, rc, ti);
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
-  if (holdsSlots(rc)) await wakeReady(p, rc);
+  if (freesSlots(rc, ti)) await wakeReady(p, rc);
   return true;
 }

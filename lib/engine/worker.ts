@@ -25,6 +25,8 @@ import { finishTask, type Outcome } from './worker-finish.js';
 import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
 import { shortCircuitChosen } from './short-circuit.js';
+import { expandTask, isMappedParent } from './mapping-expand.js';
+import { mapItemOf } from './mapping-values.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -55,7 +57,8 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   let task = t;
   rc.follow = { budget: p.config.maxEagerFollows };
   for (;;) {
-    await finishTask(p, rc, task, ti, await runTry(p, rc, task, ti));
+    if (isMappedParent(task, ti)) await expandTask(p, rc, task, ti);
+    else await finishTask(p, rc, task, ti, await runTry(p, rc, task, ti));
     // Eager follow: the next task of this run, created already claimed by this worker.
     const next = rc.follow.next;
     if (!next) break;
@@ -85,7 +88,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   } catch (err) {
     return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
   }
-  const arg: ResumeInput | undefined = ti.nextMethod
+  const arg: ResumeInput | unknown = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},
         event: {
@@ -95,7 +98,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
           reason: 'trigger',
         },
       }
-    : undefined;
+    : ti.mapIndex !== undefined ? await mapItemOf(p, ti) : undefined;
   return runBody(p, rc, t, ti, (ctx) => fn(ctx, arg));
 }
 

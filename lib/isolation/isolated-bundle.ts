@@ -145,6 +145,7 @@ async function runTask(
   const ctx = {
     dagId: c.dagId, runId: c.runId, taskId: c.taskId, tryNumber: c.tryNumber, logicalDate: c.logicalDate,
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
+    ...((c as { mapIndex?: number }).mapIndex !== undefined ? { mapIndex: (c as { mapIndex?: number }).mapIndex } : {}),
   };
   try {
     return await pool.run({ t: 'run', dagId: at.dagId, taskId: at.taskId, method: at.method, ctx, arg }, c, c.signal, reserved);

@@ -6,6 +6,7 @@
  * (`--time-warp`) time jumps to the next timer whenever nothing is runnable, so retry
  * delays, deferrals, sensor intervals and schedules cost no wall time.
  */
+import { maxMapLengthFrom } from '../adapters/map-env.js';
 import { MemoryMetrics, MemoryLog, observeStore, type StateEvent } from '../adapters/memory/observe.js';
 import { MemoryQueue } from '../adapters/memory/queue.js';
 import { MemoryStore } from '../adapters/memory/store.js';
@@ -92,7 +93,7 @@ export class EmbeddedRuntime {
       bundles: opts.bundles,
       metrics: this.metrics,
       log: opts.log ?? new MemoryLog(),
-      config: { ...DEFAULT_CONFIG, ...opts.config },
+      config: { ...DEFAULT_CONFIG, maxMapLength: maxMapLengthFrom(process.env), ...opts.config },
       sensors: opts.sensors,
       workerId: opts.workerId ?? 'local',
     };

@@ -12,12 +12,14 @@ import { dagWidth } from './width.js';
 import { applyPriorityWeights, limitOptions, type OwnWeight } from './pools.js';
 import { declareGroup, TaskGroupHandle } from './groups.js';
 import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
+import { applyExpand } from './mapping.js';
 import type {
   BranchFn,
   DagBuilder,
   DagDefinition,
   DagOptions,
   DeferrableTask,
+  ExpandArg,
   Duration,
   Linkable,
   Params,
@@ -151,6 +153,12 @@ class Handle implements TaskHandle {
   }
   asTeardown(options: TeardownOptions): TaskHandle {
     markTeardown(this.draft, this.taskId, options);
+    return this;
+  }
+  expand(source: ExpandArg): TaskHandle {
+    if (!this.draft.open) this.draft.fail(`expand() on "${this.taskId}" called after dag() returned`, this.taskId);
+    const handleId = (v: unknown) => (v instanceof Handle && v.draft === this.draft ? v.taskId : undefined);
+    applyExpand(this.draft, this.draft.tasks.get(this.taskId)!.spec, this.taskId, source, handleId);
     return this;
   }
 }

@@ -130,7 +130,8 @@ export interface DagOptions<P extends Params = Params> {
 export type TaskResult = unknown;
 
 /** A task body. Its return value is the task's XCom. */
-export type TaskFn<P extends Params = Params> = (ctx: TaskContext<P>) => TaskResult | Promise<TaskResult>;
+/** The second argument is a mapped instance's element (see `TaskHandle.expand`). */
+export type TaskFn<P extends Params = Params> = (ctx: TaskContext<P>, item: any) => TaskResult | Promise<TaskResult>;
 
 /** A resume method of a deferrable task; `execute` gets no input on its first call. */
 export type ResumeFn<P extends Params = Params> = (
@@ -172,7 +173,21 @@ export interface TaskHandle extends Links<TaskHandle> {
   asSetup(): TaskHandle;
   /** Marks this task the teardown of `setups` (Airflow's `as_teardown`); they become its upstream. */
   asTeardown(options: TeardownOptions): TaskHandle;
+  /**
+   * Dynamic task mapping: one task instance per element of an array, of another task's
+   * XCom (an array; that task becomes upstream), or of the cross product of named sources.
+   * The task function gets the element as its second argument and `ctx.mapIndex`.
+   *
+   * @example
+   * task('size', async (ctx, file: string) => file.length).expand(listFiles);
+   * task('pair', async (ctx, a: { x: number; y: string }) => `${a.x}${a.y}`).expand({ x: [1, 2], y: ['p', 'q'] });
+   */
+  expand(source: ExpandArg): TaskHandle;
 }
+
+/** What `.expand()` maps over: an array, a task handle (its XCom), or named sources (cross product). */
+export type ExpandSource = readonly unknown[] | TaskHandle;
+export type ExpandArg = ExpandSource | Readonly<Record<string, ExpandSource>>;
 
 /** Several tasks linked together. */
 export interface TaskGroup extends Links<TaskGroup> {

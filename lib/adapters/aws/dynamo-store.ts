@@ -26,6 +26,8 @@ import {
 import { casPut, casUpdate, casWithSlot, counterUpdate, getItem } from './dynamo-cas.js';
 import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
 import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limits.js';
+import { DynamoMapCounts } from './dynamo-mapping.js';
+import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -67,7 +69,18 @@ export class DynamoStore implements Store {
     this.usage = this.r.usage;
     this.t = tableNames(opts.tablePrefix, opts.tableNames);
     this.blobs = opts.blobs;
+    this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
   }
+
+  // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
+  private readonly maps: DynamoMapCounts;
+  initMapCounts(k: TaskKey, n: number, exp?: number): Promise<void> { return this.maps.initMapCounts(k, n, exp); }
+  countMapped(k: TaskKey, s: number, i: number, o: MapOutcome): Promise<MapShardState> { return this.maps.countMapped(k, s, i, o); }
+  uncountMapped(k: TaskKey, s: number, i: number): Promise<void> { return this.maps.uncountMapped(k, s, i); }
+  closeMapShard(k: TaskKey, s: number) { return this.maps.closeMapShard(k, s); }
+  getMapSummary(k: TaskKey) { return this.maps.getMapSummary(k); }
+  getMapShards(k: TaskKey, s: readonly number[]) { return this.maps.getMapShards(k, s); }
+  listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.maps.listMapped(k); }
 
   // ----------------------------------------------------------------- DAG registry
 

@@ -2,6 +2,7 @@
  * Builds the engine's ports on AWS from the functions' environment (set by the CDK
  * stack, see docs/adr/0004-infrastructure.md). Handlers call this once per container.
  */
+import { maxMapLengthFrom } from '../map-env.js';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_CONFIG, type Clock, type Log, type Metrics, type Ports } from '../../engine/index.js';
 import { InvalidInputError } from '../../engine/index.js';
@@ -31,6 +32,7 @@ export interface AwsEnv {
   schedulerDlqArn: string;
   workerTimeoutMs: number;
   runRetentionMs: number;
+  maxMapLength?: number;
 }
 
 /**
@@ -62,6 +64,7 @@ export function readAwsEnv(e: Record<string, string | undefined>): AwsEnv {
     schedulerDlqArn: e.AIRLESS_SCHEDULER_DLQ_ARN ?? '',
     workerTimeoutMs: Number(e.AIRLESS_WORKER_TIMEOUT_MS ?? 300_000),
     runRetentionMs: Number(e.AIRLESS_RUN_RETENTION_MS ?? DEFAULT_CONFIG.runRetentionMs),
+    maxMapLength: maxMapLengthFrom(e),
   };
 }
 
@@ -103,6 +106,7 @@ export function awsPorts(
       shards: env.shards,
       defaultLeaseMs: env.workerTimeoutMs,
       runRetentionMs: env.runRetentionMs,
+      maxMapLength: env.maxMapLength,
     },
     sensors: builtinSensors({ s3: clients.s3 }),
     workerId: opts.workerId ?? randomUUID().slice(0, 8),

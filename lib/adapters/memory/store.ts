@@ -16,6 +16,8 @@ import { isExpired } from '../expiry.js';
 import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
+import { MemoryMapCounts } from './mapping.js';
+import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import { deepFreeze } from '../../engine/index.js';
 
 const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
@@ -115,6 +117,16 @@ export class MemoryStore implements Store {
   private readonly signals = new Map<string, SignalRecord>();
   /** Pools, per-task limit counters and their waiters (limits.ts). */
   readonly limits = new MemoryLimits();
+  /** Dynamic task mapping's counts (mapping.ts). */
+  private readonly mapCounts = new MemoryMapCounts((dagId, runId) => this.listTasks(dagId, runId));
+
+  initMapCounts(k: TaskKey, n: number): Promise<void> { return this.mapCounts.initMapCounts(k, n); }
+  countMapped(k: TaskKey, s: number, i: number, o: MapOutcome): Promise<MapShardState> { return this.mapCounts.countMapped(k, s, i, o); }
+  uncountMapped(k: TaskKey, s: number, i: number): Promise<void> { return this.mapCounts.uncountMapped(k, s, i); }
+  closeMapShard(k: TaskKey, s: number) { return this.mapCounts.closeMapShard(k, s); }
+  getMapSummary(k: TaskKey) { return this.mapCounts.getMapSummary(k); }
+  getMapShards(k: TaskKey, s: readonly number[]) { return this.mapCounts.getMapShards(k, s); }
+  listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.mapCounts.listMapped(k); }
 
   // ----------------------------------------------------------------- DAG registry
 
