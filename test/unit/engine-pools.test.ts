@@ -145,6 +145,32 @@ describe('pools: slots are never exceeded', () => {
   });
 });
 
+describe('pools: registration', () => {
+  it('changing a pool\'s slots moves the slots left by the difference: shrunk below what is taken, nothing starts until enough come back', async () => {
+    const d = dag('resize', {}, ({ task }) => { task('a', () => 1); });
+    const { rt } = await makeRuntime([d]);
+    const store = rt.ports.store;
+    await store.registerPool({ name: 'resize', slots: 4, description: 'first' });
+    const run = await rt.trigger('resize', { runId: 'r' });
+    const keys: TaskKey[] = [0, 1, 2, 3].map((i) => ({ dagId: 'resize', runId: run.runId, taskId: `x${i}` }));
+    for (const k of keys) expect((await store.putTask({ ...k, state: 'scheduled', tryNumber: 0, upstream: {} })).ok).toBe(true);
+    const take = (k: TaskKey) => store.updateTask(k, { state: 'scheduled' }, { state: 'queued', tryNumber: 1 }, undefined, [{ key: 'pool:resize', delta: 1 }]);
+    const giveBack = (k: TaskKey) => store.updateTask(k, { state: 'queued' }, { state: 'failed' }, undefined, [{ key: 'pool:resize', delta: -1 }]);
+    for (const k of keys.slice(0, 3)) expect((await take(k)).ok).toBe(true);
+    await store.registerPool({ name: 'resize', slots: 2 });
+    expect(await store.getPool('resize')).toEqual({ name: 'resize', slots: 2, free: -1 });
+    expect(await take(keys[3])).toMatchObject({ ok: false, reason: 'slots', limit: 'pool:resize' });
+    expect((await giveBack(keys[0])).ok).toBe(true);
+    expect((await giveBack(keys[1])).ok).toBe(true);
+    expect((await store.getPool('resize'))!.free).toBe(1);
+    expect((await take(keys[3])).ok).toBe(true);
+    // Registering the same slots again changes nothing.
+    await store.registerPool({ name: 'resize', slots: 2 });
+    expect((await store.getPool('resize'))!.free).toBe(0);
+    expect(await store.getPool('nope')).toBeUndefined();
+  });
+});
+
 describe('per-task concurrency', () => {
   it('maxActiveTisPerDag 2: five runs of one task never run more than 2 instances at once', async () => {
     const holder: { clock?: VirtualClock } = {};
