@@ -4,6 +4,7 @@
  * `skipped`; late results lose their compare-and-set. Runs on both stores, virtual clock.
  */
 import { describe, expect, it } from 'vitest';
+import { clearTasks } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';
 
@@ -42,5 +43,28 @@ describe('dagrunTimeout', () => {
     const p = await runOnce(rt, 'to3');
     expect(p.run.state).toBe('success');
     expect(p.run.timeoutAt).toBeUndefined();
+  });
+
+  it('clearing a timed-out run starts it again with a fresh deadline, which reconcile enforces', async () => {
+    const d = dag('to4', { dagrunTimeout: '1h' }, ({ sensor }) => {
+      sensor('wait', { type: 'time', pokeContext: { after: '5h' } });
+    });
+    const { rt, clock } = await makeRuntime([d]);
+    const first = await runOnce(rt, 'to4');
+    expect(first.run.state).toBe('failed');
+    expect(first.states.wait).toBe('skipped');
+    expect(await clearTasks(rt.ports, 'to4', first.run.runId, ['wait'])).toEqual(['wait']);
+    const restarted = (await rt.ports.store.getRun('to4', first.run.runId))!;
+    expect(restarted.state).toBe('running');
+    expect(restarted.timeoutAt).toBe(clock.now() + HOUR);
+    clock.advanceTo(restarted.timeoutAt! - 1);
+    await rt.tick();
+    expect((await rt.ports.store.getRun('to4', first.run.runId))!.state).toBe('running');
+    clock.advanceTo(restarted.timeoutAt!);
+    await rt.tick();
+    const again = (await rt.ports.store.getRun('to4', first.run.runId))!;
+    expect(again.state).toBe('failed');
+    expect(again.endedAt).toBe(restarted.timeoutAt);
+    expect((await rt.ports.store.getTask({ dagId: 'to4', runId: first.run.runId, taskId: 'wait' }))!.state).toBe('skipped');
   });
 });
