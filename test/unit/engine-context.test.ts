@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskContext } from '../../lib/engine/context.js';
+import type { TaskContext } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { scheduleDag } from '../../lib/engine/index.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../lib/engine/errors.js';
-import type { ScheduleSpec } from '../../lib/engine/model.js';
+import { InvalidInputError } from '../../lib/engine/index.js';
+import type { ScheduleSpec } from '../../lib/engine/index.js';
 import { cronToEventBridge, toEventBridgeExpression } from '../../lib/adapters/aws/eventbridge-cron.js';
 import {
   dataInterval,
