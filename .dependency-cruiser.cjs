@@ -36,6 +36,13 @@ module.exports = {
       from: { pathNot: ['^lib/engine/', '^functions/', '^lib/adapters/', '^test/', '^bench/'] },
       to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
     },
+    {
+      name: 'tests-through-the-index',
+      comment: 'Tests import the engine through lib/engine/index.ts where the symbol is exported; a deep import remains only for an internal helper a unit test exercises directly.',
+      severity: 'warn',
+      from: { path: '^test/' },
+      to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

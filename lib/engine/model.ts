@@ -116,6 +116,8 @@ export interface DagSpec {
   startDate?: string;
   endDate?: string;
   catchup: boolean;
+  /** Runs cover (previous tick, tick], dated at its start (Airflow's create_cron_data_intervals); absent: zero-length at the tick. */
+  createDataIntervals?: boolean;
   maxActiveRuns: number;
   maxActiveTasks: number;
   /** Upper bound on tasks that can run at once in one run (width of the DAG). */

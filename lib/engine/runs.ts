@@ -20,6 +20,11 @@ export interface TriggerOptions {
   runId?: string;
   /** Epoch ms; defaults to now. */
   logicalDate?: number;
+  /**
+   * Scheduled runs: the tick that creates the run (Airflow's run_after, epoch ms). Its
+   * logical date and data interval follow from the DAG's timetable; `logicalDate` is ignored.
+   */
+  runAfter?: number;
   conf?: Record<string, unknown>;
   runType?: RunType;
 }
@@ -30,11 +35,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions = {}): Promise<Cas<DagRun>> {
   const now = p.clock.now();
   const runType = opts.runType ?? 'manual';
-  const logicalDate = opts.logicalDate ?? now;
-  const interval =
-    runType === 'scheduled' && dag.spec.schedule
-      ? dataInterval(dag.spec.schedule, logicalDate)
-      : { start: logicalDate, end: logicalDate };
+  // A run created by its schedule is dated by the timetable (timetable.ts); any other run
+  // has an empty interval at its logical date, as a manual run in Airflow 3.
+  const interval = opts.runAfter !== undefined
+    ? dataInterval(dag.spec.schedule, opts.runAfter, dag.spec.createDataIntervals)
+    : { start: opts.logicalDate ?? now, end: opts.logicalDate ?? now };
+  const logicalDate = interval.start;
   const run: DagRun = {
     dagId: dag.dagId,
     runId: opts.runId ?? `${runType}__${iso(logicalDate)}`,
@@ -78,7 +84,7 @@ export async function scheduleDag(p: Ports, dagId: string, maxRuns = 100): Promi
   const due = dueTicks(dag.spec, { nextTickAt: dag.nextTickAt, now });
   const ticks = due.ticks.slice(0, maxRuns);
   for (const tick of ticks) {
-    await createRun(p, dag, { runType: 'scheduled', logicalDate: tick, runId: `scheduled__${iso(tick)}` });
+    await createRun(p, dag, { runType: 'scheduled', runAfter: tick });
   }
   const next = ticks.length < due.ticks.length ? due.ticks[ticks.length] : due.nextTickAt;
   if (next !== dag.nextTickAt) {

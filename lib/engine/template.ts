@@ -9,10 +9,16 @@ export interface TemplateVars {
   /** Logical date, UTC, `YYYY-MM-DD`. */
   ds: string;
   ds_nodash: string;
-  /** Logical date as Airflow prints it: `2026-01-01T00:00:00+00:00`. */
+  /** Logical date as Airflow's `isoformat()`: `2026-01-01T00:00:00+00:00` (`.123000` when it has milliseconds). */
   ts: string;
+  /** `20260101T000000`. */
   ts_nodash: string;
-  /** ISO strings (`toISOString()`, UTC). */
+  /** `20260101T000000+0000`. */
+  ts_nodash_with_tz: string;
+  /**
+   * As Airflow renders a datetime (`str()`, UTC): `2026-01-01 00:00:00+00:00`. Date.parse
+   * and every ISO-8601 reader accept it.
+   */
   logical_date: string;
   data_interval_start: string;
   data_interval_end: string;
@@ -96,6 +102,15 @@ function iso(value: number | string, name: string): string {
 }
 
 /**
+ * A UTC ISO string as Python prints an aware datetime: `sep` between date and time,
+ * microseconds only when non-zero, `+00:00` (Airflow 3's task context holds such datetimes).
+ */
+function pythonIso(isoUtc: string, sep: 'T' | ' '): string {
+  const ms = isoUtc.slice(20, 23);
+  return `${isoUtc.slice(0, 10)}${sep}${isoUtc.slice(11, 19)}${ms === '000' ? '' : `.${ms}000`}+00:00`;
+}
+
+/**
  * Builds the template variables of one task try. `ds` is the UTC date of the logical date,
  * as in Airflow; `params` are the DAG params overlaid with the run's conf.
  *
@@ -104,18 +119,23 @@ function iso(value: number | string, name: string): string {
  *   logicalDate: Date.parse('2026-01-01T00:00:00Z'), dataIntervalStart: 0, dataIntervalEnd: 0 }).ds; // '2026-01-01'
  */
 export function templateVars(input: TemplateInput): TemplateVars {
+  // As Airflow 3's RuntimeTaskInstance.get_template_context (task-sdk/src/airflow/sdk/
+  // execution_time/task_runner.py): ds = strftime('%Y-%m-%d'), ts = isoformat(),
+  // ts_nodash = strftime('%Y%m%dT%H%M%S'), ts_nodash_with_tz = ts without '-' and ':';
+  // logical_date and the interval are datetimes, which a template renders with str().
   const logical = iso(input.logicalDate, 'logicalDate');
   const ds = logical.slice(0, 10);
-  const ts = `${logical.slice(0, 19)}+00:00`;
+  const ts = pythonIso(logical, 'T');
   const conf = input.conf ?? {};
   return {
     ds,
     ds_nodash: ds.replaceAll('-', ''),
     ts,
     ts_nodash: logical.slice(0, 19).replaceAll('-', '').replaceAll(':', ''),
-    logical_date: logical,
-    data_interval_start: iso(input.dataIntervalStart, 'dataIntervalStart'),
-    data_interval_end: iso(input.dataIntervalEnd, 'dataIntervalEnd'),
+    ts_nodash_with_tz: ts.replaceAll('-', '').replaceAll(':', ''),
+    logical_date: pythonIso(logical, ' '),
+    data_interval_start: pythonIso(iso(input.dataIntervalStart, 'dataIntervalStart'), ' '),
+    data_interval_end: pythonIso(iso(input.dataIntervalEnd, 'dataIntervalEnd'), ' '),
     run_id: input.runId,
     dag_id: input.dagId,
     task_id: input.taskId,

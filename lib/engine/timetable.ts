@@ -1,6 +1,10 @@
 /**
- * Schedules with Airflow 3 trigger-timetable semantics: a run fires at each tick, its
- * logical date is that tick, its data interval is (previous tick, tick].
+ * Schedules with Airflow 3's default trigger-timetable semantics (CronTriggerTimetable,
+ * DeltaTriggerTimetable: airflow-core/src/airflow/timetables/trigger.py): a run fires at
+ * each tick, its logical date is that tick and its data interval is zero-length there.
+ * With `createDataIntervals` (Airflow's create_cron_data_intervals, CronDataIntervalTimetable)
+ * the run created at a tick covers (previous tick, tick] and is dated at the interval's
+ * start, as Airflow's `DagRunInfo.logical_date` is `data_interval.start`.
  *
  * Every function takes time as an argument (epoch ms); none reads the clock.
  *
@@ -154,14 +158,17 @@ export function prevTick(spec: ScheduleSpec, atOrBeforeMs: number, anchorMs = 0)
 }
 
 /**
- * The data interval of the run at `tickMs`: (previous tick, tick]. A manual DAG's run
- * has an empty interval at its logical date, as in Airflow.
+ * The data interval of the run created at `tickMs`: zero-length at the tick (Airflow 3's
+ * default), or with `createDataIntervals` (previous tick, tick]. The run's logical date is
+ * the interval's start (Airflow's `DagRunInfo.logical_date`). A DAG without a schedule
+ * gets an empty interval at the tick, as a manual run in Airflow.
  *
  * @example
- * dataInterval({ kind: 'rate', everyMs: 3_600_000 }, 7_200_000); // { start: 3_600_000, end: 7_200_000 }
+ * dataInterval({ kind: 'rate', everyMs: 3_600_000 }, 7_200_000); // { start: 7_200_000, end: 7_200_000 }
+ * dataInterval({ kind: 'rate', everyMs: 3_600_000 }, 7_200_000, true); // { start: 3_600_000, end: 7_200_000 }
  */
-export function dataInterval(spec: ScheduleSpec, tickMs: number): { start: number; end: number } {
-  if (!spec) return { start: tickMs, end: tickMs };
+export function dataInterval(spec: ScheduleSpec, tickMs: number, createDataIntervals = false): { start: number; end: number } {
+  if (!spec || !createDataIntervals) return { start: tickMs, end: tickMs };
   if (spec.kind === 'rate') return { start: tickMs - spec.everyMs, end: tickMs };
   return { start: prevTick(spec, tickMs - 1) ?? tickMs, end: tickMs };
 }
@@ -194,6 +201,8 @@ export interface DueTicksDag {
   startDate?: string;
   endDate?: string;
   catchup: boolean;
+  /** The first interval starts at the first tick at or after startDate: the first run is created a tick later. */
+  createDataIntervals?: boolean;
 }
 
 /**
@@ -220,9 +229,11 @@ export function dueTicks(
 ): { ticks: number[]; nextTickAt?: number } {
   const spec = dag.schedule;
   if (!spec) return { ticks: [] };
-  const start = dag.startDate === undefined ? undefined : Date.parse(dag.startDate);
+  const startDate = dag.startDate === undefined ? undefined : Date.parse(dag.startDate);
   const end = dag.endDate === undefined ? undefined : Date.parse(dag.endDate);
-  const anchor = start ?? 0;
+  const anchor = startDate ?? 0;
+  // With data intervals no interval starts before startDate (Airflow's CronDataIntervalTimetable).
+  const start = startDate !== undefined && dag.createDataIntervals ? (nextTick(spec, startDate - 1, anchor) ?? startDate) + 1 : startDate;
   const limit = opts.limit ?? 1000;
   let from = opts.nextTickAt !== undefined ? opts.nextTickAt - 1 : start !== undefined ? start - 1 : opts.now;
   if (start !== undefined) from = Math.max(from, start - 1);

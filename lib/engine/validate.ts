@@ -63,6 +63,7 @@ export function validateDagSpec(spec: DagSpec, opts: ValidateOptions = {}): void
     throw e;
   }
   checkDates(spec, fail);
+  if (spec.createDataIntervals !== undefined && typeof spec.createDataIntervals !== 'boolean') fail(`createDataIntervals must be true or false, got ${JSON.stringify(spec.createDataIntervals)}`);
   for (const key of ['maxActiveRuns', 'maxActiveTasks'] as const) {
     if (!Number.isInteger(spec[key]) || spec[key] < 1) fail(`${key} must be an integer >= 1, got ${String(spec[key])}`);
   }

@@ -276,6 +276,7 @@ export function dag<P extends Params = Params>(
     ...(startDate !== undefined ? { startDate } : {}),
     ...(endDate !== undefined ? { endDate } : {}),
     catchup: o.catchup ?? false,
+    ...(o.createDataIntervals ? { createDataIntervals: true } : {}),
     maxActiveRuns: o.maxActiveRuns ?? 16,
     maxActiveTasks: o.maxActiveTasks ?? 16,
     maxParallelism: draft.tasks.size,

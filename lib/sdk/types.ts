@@ -113,6 +113,15 @@ export interface DagOptions<P extends Params = Params> {
   endDate?: string | Date;
   /** Create the runs missed since startDate (default false, as in Airflow 3). */
   catchup?: boolean;
+  /**
+   * Default false: as Airflow 3's default timetables (CronTriggerTimetable,
+   * DeltaTriggerTimetable), a scheduled run's logical date is its tick and its data
+   * interval is zero-length there. True: as Airflow's `[scheduler]
+   * create_cron_data_intervals` / `create_delta_data_intervals` (CronDataIntervalTimetable),
+   * the run created at a tick covers the interval since the previous tick, and its logical
+   * date (`ds`) is that interval's start: the daily run created at Jan 2 00:00 has ds Jan 1.
+   */
+  createDataIntervals?: boolean;
   /** Default 16. */
   maxActiveRuns?: number;
   /** Default 16. */

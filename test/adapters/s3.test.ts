@@ -10,9 +10,9 @@ import { makeClients } from '../../lib/adapters/aws/clients.js';
 import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob.js';
 import { bundleVersion, S3BundleSource, uploadBundle, type LoadBundleFn } from '../../lib/adapters/aws/s3-bundles.js';
-import { BundleError, NotFoundError } from '../../lib/engine/errors.js';
-import type { Manifest } from '../../lib/engine/model.js';
-import type { LoadedBundle } from '../../lib/engine/ports.js';
+import { BundleError, NotFoundError } from '../../lib/engine/index.js';
+import type { Manifest } from '../../lib/engine/index.js';
+import type { LoadedBundle } from '../../lib/engine/index.js';
 
 interface S3rverInstance {
   run(): Promise<AddressInfo>;

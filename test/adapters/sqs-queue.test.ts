@@ -14,9 +14,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { makeClients } from '../../lib/adapters/aws/clients.js';
 import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
 import { SqsQueue, toDelaySeconds } from '../../lib/adapters/aws/sqs-queue.js';
-import { AirlessError } from '../../lib/engine/errors.js';
-import { validateQueueMessage } from '../../lib/engine/messages.js';
-import type { TaskMessage } from '../../lib/engine/ports.js';
+import { AirlessError } from '../../lib/engine/index.js';
+import { validateQueueMessage } from '../../lib/engine/index.js';
+import type { TaskMessage } from '../../lib/engine/index.js';
 
 let server: Server;
 let sqs: SQSClient;

@@ -12,7 +12,7 @@ import { createTables } from '../../lib/adapters/aws/dynamo-schema.js';
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { cloudWatchLogs, startStackUi } from '../../lib/cli/ui.js';
-import type { Ports } from '../../lib/engine/ports.js';
+import type { Ports } from '../../lib/engine/index.js';
 import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
 import etl from '../../examples/dags/etl_daily.js';
 import { makeRuntime } from '../helpers/runtime.js';

@@ -3,9 +3,9 @@
  * runs and task instances in DynamoDB, the DAG specs and the evidence log the task
  * bodies and pokes wrote. Each returns violations as readable strings.
  */
-import type { DagRun, DagSpec, TaskInstance } from '../../lib/engine/model.js';
-import { decideRunState } from '../../lib/engine/run-state.js';
-import { isRunTerminal, isTerminal } from '../../lib/engine/states.js';
+import type { DagRun, DagSpec, TaskInstance } from '../../lib/engine/index.js';
+import { decideRunState } from '../../lib/engine/index.js';
+import { isRunTerminal, isTerminal } from '../../lib/engine/index.js';
 
 export interface TaskLine {
   kind: 'task';

@@ -14,11 +14,11 @@ import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
 import { SqsQueue } from '../../lib/adapters/aws/sqs-queue.js';
 import { SystemClock } from '../../lib/adapters/memory/clock.js';
 import { LocalBundleSource } from '../../lib/build/local-source.js';
-import { handleMessage } from '../../lib/engine/dispatch.js';
-import { MalformedMessageError } from '../../lib/engine/errors.js';
-import { pokeShard } from '../../lib/engine/poke.js';
-import type { Delivery, Log, Ports } from '../../lib/engine/ports.js';
-import { reconcile } from '../../lib/engine/reconcile.js';
+import { handleMessage } from '../../lib/engine/index.js';
+import { MalformedMessageError } from '../../lib/engine/index.js';
+import { pokeShard } from '../../lib/engine/index.js';
+import type { Delivery, Log, Ports } from '../../lib/engine/index.js';
+import { reconcile } from '../../lib/engine/index.js';
 import { chaosGlobal } from './dags/_chaos.js';
 import { CHAOS_CONFIG, CYCLE_MS, DelayTimer, DuplicatingQueue, seeded, type ChildEnv, type ChildStats } from './shared.js';
 

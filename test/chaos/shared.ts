@@ -3,8 +3,8 @@
  * (cost.ts) share: the engine settings with short times, the environment contract of a
  * child, a seeded random source, a timer on SQS delays and a queue that duplicates sends.
  */
-import type { EngineConfig, Queue, QueueMessage, Timer } from '../../lib/engine/ports.js';
-import { DEFAULT_CONFIG } from '../../lib/engine/ports.js';
+import type { EngineConfig, Queue, QueueMessage, Timer } from '../../lib/engine/index.js';
+import { DEFAULT_CONFIG } from '../../lib/engine/index.js';
 
 /** Short times so that a killed process's work is recovered within seconds. */
 export const CHAOS_CONFIG: EngineConfig = {

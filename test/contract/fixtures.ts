@@ -1,5 +1,5 @@
 /** Record builders shared by the store contract suite. */
-import type { DagRecord, DagRun, TaskInstance, TriggerRecord } from '../../lib/engine/model.js';
+import type { DagRecord, DagRun, TaskInstance, TriggerRecord } from '../../lib/engine/index.js';
 
 export const T0 = Date.UTC(2025, 0, 1);
 

@@ -3,8 +3,8 @@
  * Local, so the two adapters cannot drift apart. Each test gets a fresh store.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../lib/engine/ports.js';
-import type { TaskKey } from '../../lib/engine/model.js';
+import type { Store } from '../../lib/engine/index.js';
+import type { TaskKey } from '../../lib/engine/index.js';
 import { T0, bigValue, dag, eventTrigger, run, sensorTrigger, task } from './fixtures.js';
 
 export function storeContract(name: string, makeStore: () => Promise<Store>): void {

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { runChaos } from '../chaos/chaos.js';
 import { checkAll, parseLog } from '../chaos/checks.js';
-import type { DagSpec } from '../../lib/engine/model.js';
+import type { DagSpec } from '../../lib/engine/index.js';
 
 const endpoint = inject('dynamodbEndpoint');
 

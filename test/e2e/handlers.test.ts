@@ -20,8 +20,8 @@ import { registrationKey, type RegisterResult } from '../../lib/adapters/aws/reg
 import { uploadBundle } from '../../lib/adapters/aws/s3-bundles.js';
 import type { AwsPorts } from '../../lib/adapters/aws/wiring.js';
 import { buildBundle } from '../../lib/build/index.js';
-import { triggerRun } from '../../lib/engine/runs.js';
-import type { DagRun } from '../../lib/engine/model.js';
+import { triggerRun } from '../../lib/engine/index.js';
+import type { DagRun } from '../../lib/engine/index.js';
 import { deliverBatch, lambdaContext } from './support/sqs-lambda.js';
 import { startLocalAws, type LocalAws } from './support/local-aws.js';
 

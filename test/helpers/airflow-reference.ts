@@ -5,7 +5,7 @@
  * then whether the dependency passes. Tests compare the engine with it; it shares no
  * code with lib/engine/trigger-rules.ts on purpose.
  */
-import type { TriggerRule } from '../../lib/engine/model.js';
+import type { TriggerRule } from '../../lib/engine/index.js';
 
 /** A finished upstream's state, or undefined while it is not done. */
 export type RefOutcome = 'success' | 'failed' | 'skipped' | 'upstream_failed';

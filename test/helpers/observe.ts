@@ -1,7 +1,7 @@
 /** Test helpers that watch an embedded runtime: messages sent, state changes, concurrency peaks. */
 import type { StateEvent } from '../../lib/adapters/memory/observe.js';
 import type { MemoryQueue } from '../../lib/adapters/memory/queue.js';
-import type { QueueMessage, TaskMessage } from '../../lib/engine/ports.js';
+import type { QueueMessage, TaskMessage } from '../../lib/engine/index.js';
 
 /**
  * Wraps a memory queue's `send` to record every message it carries (the runtime and the

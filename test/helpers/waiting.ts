@@ -4,9 +4,9 @@
  * cycles driven by hand.
  */
 import type { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
-import { pokeShard, type PokeReport } from '../../lib/engine/poke.js';
-import type { Clock, QueueMessage, Store, Timer } from '../../lib/engine/ports.js';
-import type { TaskPatch } from '../../lib/engine/ports.js';
+import { pokeShard, type PokeReport } from '../../lib/engine/index.js';
+import type { Clock, QueueMessage, Store, Timer } from '../../lib/engine/index.js';
+import type { TaskPatch } from '../../lib/engine/index.js';
 import { defineSensor } from '../../lib/sdk/index.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../lib/engine/errors.js';
+import { InvalidInputError } from '../../lib/engine/index.js';
 import { Airless, type AirlessProps } from '../../lib/infra/airless.js';
 import type { AirlessStack } from '../../lib/infra/stack.js';
 import { NO_BUNDLING, actionsOf, logicalId, resourcesOf, statementsOfRole, synthAirless } from './synth.js';

@@ -12,7 +12,7 @@ import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js
 import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
 import { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
-import type { BundleSource } from '../../lib/engine/ports.js';
+import type { BundleSource } from '../../lib/engine/index.js';
 import { control } from '../fixtures/isolation-dags/control.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SystemClock } from '../../lib/adapters/memory/clock.js';
 import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js';
 import { timedPoke } from '../../lib/engine/poke.js';
-import { DEFAULT_CONFIG, type LoadedBundle, type Ports } from '../../lib/engine/ports.js';
+import { DEFAULT_CONFIG, type LoadedBundle, type Ports } from '../../lib/engine/index.js';
 import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
 
 let root: string;

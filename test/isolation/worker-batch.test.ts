@@ -12,7 +12,7 @@ import { lambdaPorts } from '../../lib/adapters/aws/lambda.js';
 import { uploadBundle } from '../../lib/adapters/aws/s3-bundles.js';
 import type { AwsPorts } from '../../lib/adapters/aws/wiring.js';
 import { buildBundle } from '../../lib/build/index.js';
-import { registerManifest, triggerRun } from '../../lib/engine/runs.js';
+import { registerManifest, triggerRun } from '../../lib/engine/index.js';
 import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
 import { startLocalAws, type LocalAws } from '../e2e/support/local-aws.js';
 

@@ -15,7 +15,7 @@ import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { S3BlobStore } from '../../lib/adapters/aws/s3-blob.js';
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { encodeXcom, xcomFromJson, XcomValueError } from '../../lib/adapters/xcom-codec.js';
-import type { Store } from '../../lib/engine/ports.js';
+import type { Store } from '../../lib/engine/index.js';
 import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
 
 const endpoint = inject('dynamodbEndpoint');

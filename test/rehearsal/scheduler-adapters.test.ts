@@ -7,8 +7,8 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleSync } from '../../lib/adapters/aws/schedule-sync.js';
 import { SchedulerTimer } from '../../lib/adapters/aws/scheduler-timer.js';
-import type { DagSpec } from '../../lib/engine/model.js';
-import type { Queue } from '../../lib/engine/ports.js';
+import type { DagSpec } from '../../lib/engine/index.js';
+import type { Queue } from '../../lib/engine/index.js';
 import { startGateway, type Gateway, type PolicyDocument, type Principal } from '../../lib/rehearsal/gateway/index.js';
 
 const ACCOUNT = '000000000000';

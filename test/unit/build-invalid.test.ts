@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildBundle } from '../../lib/build/index.js';
-import { InvalidDagError } from '../../lib/engine/errors.js';
+import { InvalidDagError } from '../../lib/engine/index.js';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/invalid-dags/', import.meta.url));
 const cases = await readdir(CORPUS);

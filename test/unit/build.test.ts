@@ -4,8 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildBundle, buildToLocalVersion, bundleVersion, findDagFiles, loadBundle, LocalBundleSource } from '../../lib/build/index.js';
-import { BundleError } from '../../lib/engine/errors.js';
-import type { Manifest } from '../../lib/engine/model.js';
+import { BundleError } from '../../lib/engine/index.js';
+import type { Manifest } from '../../lib/engine/index.js';
 
 const VALID = fileURLToPath(new URL('../fixtures/valid-dags/', import.meta.url));
 const work = await mkdtemp(path.join(tmpdir(), 'airless-build-'));

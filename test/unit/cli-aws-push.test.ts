@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClients } from '../../lib/adapters/aws/clients.js';
 import { registrationKey, type RegisterResult } from '../../lib/adapters/aws/register.js';
 import { LATEST_KEY } from '../../lib/adapters/aws/s3-bundles.js';
-import { BundleError } from '../../lib/engine/errors.js';
+import { BundleError } from '../../lib/engine/index.js';
 import { pushBundle } from '../../lib/cli/aws-push.js';
 import { exitCodeFor } from '../../lib/cli/output.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clearTasks } from '../../lib/engine/runs.js';
+import { clearTasks } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { VirtualClock } from '../../lib/adapters/memory/clock.js';
-import { handleMessage } from '../../lib/engine/dispatch.js';
-import type { TriggerRule } from '../../lib/engine/model.js';
-import { isRunTerminal } from '../../lib/engine/states.js';
+import { handleMessage } from '../../lib/engine/index.js';
+import type { TriggerRule } from '../../lib/engine/index.js';
+import { isRunTerminal } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { recordSends, taskMessages, trackPeaks } from '../helpers/observe.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';

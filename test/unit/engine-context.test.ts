@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskContext } from '../../lib/engine/context.js';
+import type { TaskContext } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
+import { scheduleDag } from '../../lib/engine/index.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';
 
-const DAY = 86_400_000;
 
 describe('task context', () => {
   it('passes return values and custom XCom keys between tasks', async () => {
@@ -61,35 +61,43 @@ describe('task context', () => {
     expect(ctxSeen!.params).toEqual({ x: 'default', keep: 1 });
   });
 
-  it('a scheduled run carries ds, logical date and its data interval; render uses them', async () => {
+  // Airflow 3 (airflow-core/src/airflow/timetables/trigger.py, timetables/base.py): a cron
+  // DAG's default CronTriggerTimetable dates the run at its tick with a zero-length data
+  // interval; create_cron_data_intervals (CronDataIntervalTimetable) makes the run created
+  // at a tick cover (previous tick, tick], dated at the interval's start (DagRunInfo.logical_date).
+  it.each([
+    { intervals: false, ds: '2026-01-05', start: '2026-01-05T00:00:00.000Z', rendered: '2026-01-05 00:00:00+00:00..2026-01-05 00:00:00+00:00' },
+    { intervals: true, ds: '2026-01-04', start: '2026-01-04T00:00:00.000Z', rendered: '2026-01-04 00:00:00+00:00..2026-01-05 00:00:00+00:00' },
+  ])('the run its schedule creates at a tick carries ds, logical date and data interval (createDataIntervals: $intervals)', async (c) => {
     let seen: Record<string, unknown> = {};
-    const d = dag('dates', { schedule: '@daily', startDate: '2026-01-01', params: { x: 'orders' } }, ({ task }) => {
+    const opts = { schedule: '@daily', startDate: '2026-01-01', params: { x: 'orders' }, createDataIntervals: c.intervals };
+    const d = dag('dates', opts, ({ task }) => {
       task('a', (ctx) => {
         seen = {
           ds: ctx.ds,
           logicalDate: ctx.logicalDate,
           start: ctx.dataIntervalStart,
           end: ctx.dataIntervalEnd,
-          rendered: ctx.render('{{ ds }} {{ params.x }}'),
+          rendered: ctx.render('{{ ds }} {{ params.x }} {{ ts }}'),
           interval: ctx.render('{{ data_interval_start }}..{{ data_interval_end }}'),
           ids: ctx.render('{{ dag_id }}/{{ task_id }}/{{ run_id }}'),
-          tryNumber: ctx.tryNumber,
         };
       });
     });
-    const { rt } = await makeRuntime([d]);
     const tick = Date.parse('2026-01-05T00:00:00Z');
-    const r = await runOnce(rt, 'dates', { runType: 'scheduled', logicalDate: tick, runId: 'scheduled__2026-01-05' });
-    expect(r.run.state).toBe('success');
+    const { rt } = await makeRuntime([d], { start: tick + 1000 });
+    await scheduleDag(rt.ports, 'dates');
+    const [run] = await rt.ports.store.listRuns('dates');
+    expect(run).toMatchObject({ runType: 'scheduled', logicalDate: Date.parse(c.start), dataIntervalEnd: tick, runId: `scheduled__${c.start}` });
+    expect(await rt.runToCompletion('dates', run.runId)).toBe('done');
     expect(seen).toEqual({
-      ds: '2026-01-05',
-      logicalDate: '2026-01-05T00:00:00.000Z',
-      start: new Date(tick - DAY).toISOString(),
+      ds: c.ds,
+      logicalDate: c.start,
+      start: c.start,
       end: '2026-01-05T00:00:00.000Z',
-      rendered: '2026-01-05 orders',
-      interval: '2026-01-04T00:00:00.000Z..2026-01-05T00:00:00.000Z',
-      ids: 'dates/a/scheduled__2026-01-05',
-      tryNumber: 1,
+      rendered: `${c.ds} orders ${c.ds}T00:00:00+00:00`,
+      interval: c.rendered,
+      ids: `dates/a/scheduled__${c.start}`,
     });
   });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TRIGGER_RULES, type TriggerRule } from '../../lib/engine/model.js';
+import { TRIGGER_RULES, type TriggerRule } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { airflowDecision, type RefOutcome } from '../helpers/airflow-reference.js';
 import { trackPeaks } from '../helpers/observe.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadRunCtx, taskSpec } from '../../lib/engine/dag-index.js';
-import type { TaskKey } from '../../lib/engine/model.js';
-import type { QueueMessage } from '../../lib/engine/ports.js';
+import { loadRunCtx, taskSpec } from '../../lib/engine/index.js';
+import type { TaskKey } from '../../lib/engine/index.js';
+import type { QueueMessage } from '../../lib/engine/index.js';
 import { finishTask } from '../../lib/engine/worker-finish.js';
 import { dag } from '../../lib/sdk/index.js';
 import type { EmbeddedRuntime } from '../../lib/runtime/embedded.js';

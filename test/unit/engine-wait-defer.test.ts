@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handleMessage } from '../../lib/engine/index.js';
-import type { FireMessage, QueueMessage } from '../../lib/engine/ports.js';
+import type { FireMessage, QueueMessage } from '../../lib/engine/index.js';
 import { DEFAULT_CONFIG } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';
 import { countingSensor, crashOnceStore, lateClock, lossyTimer, MIN } from '../helpers/waiting.js';
-import { pokeShard } from '../../lib/engine/poke.js';
-import { reconcile } from '../../lib/engine/reconcile.js';
+import { pokeShard } from '../../lib/engine/index.js';
+import { reconcile } from '../../lib/engine/index.js';
 
 describe('deferral', () => {
   it('resumes the named method with { kwargs, event } after 10 virtual minutes, holding no worker meanwhile', async () => {

@@ -4,8 +4,8 @@
  * reschedule mode with exponential backoff holding no slot between pokes.
  */
 import { describe, expect, it } from 'vitest';
-import type { BundleSource } from '../../lib/engine/ports.js';
-import { reconcile } from '../../lib/engine/reconcile.js';
+import type { BundleSource } from '../../lib/engine/index.js';
+import { reconcile } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';
 import { countingSensor, lateClock, MIN } from '../helpers/waiting.js';

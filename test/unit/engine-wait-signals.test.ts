@@ -3,7 +3,7 @@
  * sent before anyone waits is kept for `signalRetentionMs`, and then it is gone.
  */
 import { describe, expect, it } from 'vitest';
-import { sendSignal } from '../../lib/engine/waiting.js';
+import { sendSignal } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import type { DagDefinition } from '../../lib/sdk/types.js';
 import { sendRunSignal } from '../../lib/runtime/signals.js';

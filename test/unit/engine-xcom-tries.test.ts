@@ -7,11 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { clearTasks } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
-import { makeRuntime as makeAt, runOnce } from '../helpers/runtime.js';
-
-// The virtual clock stands in 2026-01: XComs written with the run's retention as TTL
-// would be past due for DynamoDB Local's TTL sweep, which may delete them mid-test.
-const makeRuntime = (dags: Parameters<typeof makeAt>[0]) => makeAt(dags, { config: { runRetentionMs: 0 } });
+import { makeRuntime, runOnce } from '../helpers/runtime.js';
 
 describe('XComs across tries', () => {
   it('a retry starts without the XComs its failed try pushed; the downstream sees only the last try’s', async () => {

@@ -3,9 +3,9 @@
  * wait on it and however many pokers run; shards partition the targets.
  */
 import { describe, expect, it } from 'vitest';
-import { pokeShard } from '../../lib/engine/poke.js';
+import { pokeShard } from '../../lib/engine/index.js';
 import { sensorHash, VIRTUAL_SHARDS } from '../../lib/engine/index.js';
-import type { TriggerRecord } from '../../lib/engine/model.js';
+import type { TriggerRecord } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, T0 } from '../helpers/runtime.js';
 import { onDynamo } from '../helpers/stores.js';

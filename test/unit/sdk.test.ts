@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import fc from 'fast-check';
 import { chain, dag, defineSensor, isDagDefinition, isSensorDefinition, type TaskContext } from 'airless';
-import { InvalidDagError } from '../../lib/engine/errors.js';
+import { InvalidDagError } from '../../lib/engine/index.js';
 import { dagWidth } from '../../lib/sdk/width.js';
 import etlDaily, { partitionReady } from '../fixtures/valid-dags/basic/etl_daily.js';
 

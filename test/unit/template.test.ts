@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../lib/engine/errors.js';
-import { renderDeep, renderTemplate, templateVars } from '../../lib/engine/template.js';
+import { InvalidInputError } from '../../lib/engine/index.js';
+import { renderDeep, renderTemplate, templateVars } from '../../lib/engine/index.js';
 
 const vars = templateVars({
   dagId: 'etl',
@@ -14,19 +14,33 @@ const vars = templateVars({
 });
 
 describe('templateVars', () => {
-  it('builds Airflow variables, ds in UTC', () => {
+  // As Airflow 3's RuntimeTaskInstance.get_template_context (task-sdk/src/airflow/sdk/
+  // execution_time/task_runner.py): ts = isoformat(), ts_nodash = strftime('%Y%m%dT%H%M%S'),
+  // ts_nodash_with_tz = ts without '-' and ':'; datetimes render with Python's str().
+  it('builds Airflow variables, ds in UTC, dates in the forms Airflow renders', () => {
     expect(vars).toMatchObject({
       ds: '2026-03-05',
       ds_nodash: '20260305',
       ts: '2026-03-05T23:30:00+00:00',
       ts_nodash: '20260305T233000',
-      logical_date: '2026-03-05T23:30:00.000Z',
-      data_interval_start: '2026-03-04T23:30:00.000Z',
-      data_interval_end: '2026-03-05T23:30:00.000Z',
+      ts_nodash_with_tz: '20260305T233000+0000',
+      logical_date: '2026-03-05 23:30:00+00:00',
+      data_interval_start: '2026-03-04 23:30:00+00:00',
+      data_interval_end: '2026-03-05 23:30:00+00:00',
       run_id: 'scheduled__2026-03-05T23:30:00Z',
       dag_id: 'etl',
       task_id: 'load',
     });
+  });
+
+  it('prints milliseconds as Python prints microseconds, and only when there are some', () => {
+    const v = templateVars({ dagId: 'd', runId: 'r', taskId: 't', logicalDate: Date.parse('2026-03-05T23:30:07.250Z'), dataIntervalStart: 0, dataIntervalEnd: 0 });
+    expect(v.ts).toBe('2026-03-05T23:30:07.250000+00:00');
+    expect(v.ts_nodash).toBe('20260305T233007');
+    expect(v.ts_nodash_with_tz).toBe('20260305T233007.250000+0000');
+    expect(v.logical_date).toBe('2026-03-05 23:30:07.250000+00:00');
+    expect(v.data_interval_start).toBe('1970-01-01 00:00:00+00:00');
+    expect(Date.parse(v.logical_date)).toBe(Date.parse('2026-03-05T23:30:07.250Z'));
   });
 
   it('overlays conf on params', () => {
@@ -45,10 +59,10 @@ describe('renderTemplate', () => {
   it('renders variables with or without spaces', () => {
     expect(renderTemplate('/in/{{ ds }}/{{ds_nodash}}/{{  dag_id  }}.{{ task_id }}', vars)).toBe('/in/2026-03-05/20260305/etl.load');
     expect(renderTemplate('{{ run_id }} {{ ts }} {{ logical_date }}', vars)).toBe(
-      'scheduled__2026-03-05T23:30:00Z 2026-03-05T23:30:00+00:00 2026-03-05T23:30:00.000Z',
+      'scheduled__2026-03-05T23:30:00Z 2026-03-05T23:30:00+00:00 2026-03-05 23:30:00+00:00',
     );
     expect(renderTemplate('{{ data_interval_start }}..{{ data_interval_end }}', vars)).toBe(
-      '2026-03-04T23:30:00.000Z..2026-03-05T23:30:00.000Z',
+      '2026-03-04 23:30:00+00:00..2026-03-05 23:30:00+00:00',
     );
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../lib/engine/errors.js';
-import type { ScheduleSpec } from '../../lib/engine/model.js';
+import { InvalidInputError } from '../../lib/engine/index.js';
+import type { ScheduleSpec } from '../../lib/engine/index.js';
 import { cronToEventBridge, toEventBridgeExpression } from '../../lib/adapters/aws/eventbridge-cron.js';
 import {
   dataInterval,
@@ -107,10 +107,21 @@ describe('ticks', () => {
     expect(ticksBetween(rate, anchor - 1, anchor + 1_800_000, 2, anchor)).toHaveLength(2);
   });
 
-  it('data intervals are (previous tick, tick]', () => {
-    expect(dataInterval(daily, t('2026-03-30T00:00:00Z'))).toEqual({ start: t('2026-03-29T01:00:00Z'), end: t('2026-03-30T00:00:00Z') });
-    expect(dataInterval({ kind: 'rate', everyMs: 60_000 }, 600_000)).toEqual({ start: 540_000, end: 600_000 });
+  // Airflow 3 (airflow-core/src/airflow/timetables/trigger.py): CronTriggerTimetable and
+  // DeltaTriggerTimetable default to interval=timedelta(), a zero-length data interval at
+  // the tick; DagRunInfo.logical_date (timetables/base.py) is data_interval.start.
+  it('data intervals are zero-length at the tick by default, as Airflow 3’s CronTriggerTimetable', () => {
+    expect(dataInterval(daily, t('2026-03-30T00:00:00Z'))).toEqual({ start: t('2026-03-30T00:00:00Z'), end: t('2026-03-30T00:00:00Z') });
+    expect(dataInterval({ kind: 'rate', everyMs: 60_000 }, 600_000)).toEqual({ start: 600_000, end: 600_000 });
     expect(dataInterval(null, 42)).toEqual({ start: 42, end: 42 });
+  });
+
+  // CronDataIntervalTimetable (Airflow's create_cron_data_intervals): the run created at a
+  // tick (run_after = interval end) covers (previous tick, tick] and is dated at its start.
+  it('with createDataIntervals, the run at a tick covers (previous tick, tick], across DST', () => {
+    expect(dataInterval(daily, t('2026-03-30T00:00:00Z'), true)).toEqual({ start: t('2026-03-29T01:00:00Z'), end: t('2026-03-30T00:00:00Z') });
+    expect(dataInterval({ kind: 'rate', everyMs: 60_000 }, 600_000, true)).toEqual({ start: 540_000, end: 600_000 });
+    expect(dataInterval(null, 42, true)).toEqual({ start: 42, end: 42 });
     expect(nextTick(null, 0)).toBeUndefined();
   });
 });
@@ -129,6 +140,12 @@ describe('dueTicks', () => {
       '2026-03-31T00:00:00Z',
     ]);
     expect(r.nextTickAt).toBe(t('2026-04-01T00:00:00Z'));
+  });
+
+  it('with createDataIntervals no interval starts before startDate: the first run comes a tick later', () => {
+    const r = dueTicks({ schedule: daily, startDate: start, catchup: true, createDataIntervals: true }, { now: t('2026-03-31T12:00:00Z') });
+    expect(isoList(r.ticks)).toEqual(['2026-03-28T01:00:00Z', '2026-03-29T01:00:00Z', '2026-03-30T00:00:00Z', '2026-03-31T00:00:00Z']);
+    expect(dataInterval(daily, r.ticks[0], true).start).toBe(t('2026-03-27T01:00:00Z'));
   });
 
   it('catchup across fall-back counts one run per day', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidDagError } from '../../lib/engine/errors.js';
-import type { DagSpec, TaskSpec } from '../../lib/engine/model.js';
+import { InvalidDagError } from '../../lib/engine/index.js';
+import type { DagSpec, TaskSpec } from '../../lib/engine/index.js';
 import { BUILTIN_SENSOR_TYPES, findCycle, validateDagSpec } from '../../lib/engine/validate.js';
 
 function task(taskId: string, over: Partial<TaskSpec> = {}): TaskSpec {
