@@ -6,7 +6,12 @@ import { loadRunCtx, taskSpec, type QueueMessage, type Store } from '../../lib/e
 import { expandTask } from '../../lib/engine/mapping-expand.js';
 import { transition } from '../../lib/engine/transition.js';
 import { dag } from '../../lib/sdk/index.js';
-import { makeRuntime, runOnce } from '../helpers/runtime.js';
+import { makeRuntime as makeRuntimeAt, runOnce } from '../helpers/runtime.js';
+
+// No retention TTL: items would carry a TTL computed from the virtual clock (2026-01-01),
+// already past in real time, and DynamoDB Local deletes such items while the run reads them.
+const makeRuntime = (dags: Parameters<typeof makeRuntimeAt>[0], opts: Parameters<typeof makeRuntimeAt>[1] = {}) =>
+  makeRuntimeAt(dags, { ...opts, config: { runRetentionMs: 0, ...opts.config } });
 import { onDynamo } from '../helpers/stores.js';
 
 describe('downstream of a mapped task', () => {
