@@ -4,6 +4,7 @@
  */
 import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
+import { formatMapping, type MappingRow } from './scenarios/mapping.js';
 import type { ShapeResult } from './scenarios/shapes.js';
 
 export interface SensorSummary {
@@ -25,6 +26,8 @@ export interface BenchReport {
   sensors?: SensorSummary;
   cost?: CostResult;
   ha?: HaResult;
+  /** Issue 13: one expand of 10,000 (bench/scenarios/mapping.ts). */
+  mapping?: MappingRow[];
   durationMs: number;
 }
 
@@ -107,6 +110,7 @@ export function formatReport(r: BenchReport): string {
     ));
     out.push(`   duplicates ${mark(h.duplicates === 0)} (must be 0); three at least as fast as one: ${mark(h.threeProcessTasksPerSec >= h.oneProcessTasksPerSec)}`);
   }
+  if (r.mapping) out.push('', formatMapping(r.mapping));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

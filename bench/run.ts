@@ -89,10 +89,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     // issue 13: one expand of 10,000 (--quick: 1,000), bench/scenarios/mapping.ts
     if (opts.only.has('mapping')) {
       say('dynamic task mapping');
-      const { mappingBench, formatMapping } = await import('./scenarios/mapping.js');
+      const { mappingBench } = await import('./scenarios/mapping.js');
       const mapping = await mappingBench({ n: opts.quick ? 1_000 : 10_000, concurrency: 32, dynamodb: client, progress: say });
-      (report as BenchReport & { mapping?: unknown }).mapping = mapping;
-      say(formatMapping(mapping));
+      report.mapping = mapping;
     }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {

@@ -266,7 +266,8 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
       if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));
     }
   }
-  if (review && hasMappedTask(rc.spec)) work.push(reviewInstances(p, rc, tis, review, MAPPING_OPS));
+  // Only while a mapped task runs: an empty `work` lets a finished run complete below.
+  if (review && hasMappedTask(rc.spec) && tis.some((t) => t.mapLength !== undefined && t.state === 'running')) work.push(reviewInstances(p, rc, tis, review, MAPPING_OPS));
   await Promise.all(work);
   if (work.length === 0) await completeRunIfDone(p, rc, tis);
 }

@@ -6,7 +6,12 @@ import { loadRunCtx, taskSpec, type QueueMessage, type Store } from '../../lib/e
 import { expandTask } from '../../lib/engine/mapping-expand.js';
 import { transition } from '../../lib/engine/transition.js';
 import { dag } from '../../lib/sdk/index.js';
-import { makeRuntime, runOnce } from '../helpers/runtime.js';
+import { makeRuntime as makeRuntimeAt, runOnce } from '../helpers/runtime.js';
+
+// No retention TTL: items would carry a TTL computed from the virtual clock (2026-01-01),
+// already past in real time, and DynamoDB Local deletes such items while the run reads them.
+const makeRuntime = (dags: Parameters<typeof makeRuntimeAt>[0], opts: Parameters<typeof makeRuntimeAt>[1] = {}) =>
+  makeRuntimeAt(dags, { ...opts, config: { runRetentionMs: 0, ...opts.config } });
 import { onDynamo } from '../helpers/stores.js';
 
 describe('downstream of a mapped task', () => {
@@ -110,5 +115,28 @@ describe('expansion', () => {
     expect([...ran.values()].every((c) => c === 1)).toBe(true);
     expect(r.tasks.each!.mapCursor).toBe(n);
     expect(Object.keys(r.tasks).filter((id) => id.startsWith('each#'))).toHaveLength(n);
+  });
+
+  it('an instance whose count a crash lost is counted by reconcile, and the mapped task and the run end', async () => {
+    const ran = new Map<number, number>();
+    let lost = 0;
+    const wrapStore = (s: Store): Store => new Proxy(s, {
+      get(target, prop, recv) {
+        const v = Reflect.get(target, prop, recv);
+        if (prop !== 'countMapped' || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v;
+        return async (...args: Parameters<Store['countMapped']>) => {
+          if (args[2] === 7 && lost++ === 0) throw new Error('worker lost after its transition');
+          return v.apply(target, args);
+        };
+      },
+    });
+    const { rt } = await makeRuntime([mapped(ran)], { wrapStore });
+    const r = await runOnce(rt, 'expand_race');
+    expect(lost).toBeGreaterThan(0);
+    expect(r.run.state).toBe('success');
+    expect(r.tasks['each#7']!.state).toBe('success');
+    expect(ran.get(7)).toBe(1);
+    expect(r.tasks.each!.state).toBe('success');
+    expect(await rt.ports.store.getXcom({ dagId: 'expand_race', runId: r.run.runId, taskId: 'count', key: 'return_value' })).toBe(n);
   });
 });

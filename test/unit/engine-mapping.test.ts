@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { InvalidDagError } from '../../lib/engine/index.js';
 import { clearTasks } from '../../lib/engine/runs.js';
 import { dag } from '../../lib/sdk/index.js';
-import { makeRuntime, runOnce } from '../helpers/runtime.js';
+import { makeRuntime as makeRuntimeAt, runOnce } from '../helpers/runtime.js';
+
+// No retention TTL: items would carry a TTL computed from the virtual clock (2026-01-01),
+// already past in real time, and DynamoDB Local deletes such items while the run reads them.
+const makeRuntime = (dags: Parameters<typeof makeRuntimeAt>[0], opts: Parameters<typeof makeRuntimeAt>[1] = {}) =>
+  makeRuntimeAt(dags, { ...opts, config: { runRetentionMs: 0, ...opts.config } });
 
 const xcom = (rt: Awaited<ReturnType<typeof makeRuntime>>['rt'], dagId: string, runId: string, taskId: string) =>
   rt.ports.store.getXcom({ dagId, runId, taskId, key: 'return_value' });
@@ -49,9 +54,7 @@ describe('dynamic task mapping', () => {
       const echo = task('echo', async (_ctx, item: unknown) => item).expand(list);
       echo.before(task('after', async (ctx) => ctx.xcom.pull('echo')));
     });
-    // A clock near real time: XCom items carry a TTL from the clock, and DynamoDB Local
-    // deletes items whose TTL is in the (real) past while the run reads them.
-    const { rt } = await makeRuntime([d], { start: Date.now() });
+    const { rt } = await makeRuntime([d]);
     const r = await runOnce(rt, 'big_items');
     expect(r.run.state).toBe('success');
     expect(await xcom(rt, 'big_items', r.run.runId, 'after')).toEqual([big, new Date('2026-01-02T00:00:00Z'), 3]);
