@@ -14,6 +14,7 @@ import type { TaskInstance, TaskSpec } from './model.js';
 import type { Ports, TaskMessage } from './ports.js';
 import { afterTerminal, decideTask, queueTask, wakeReady } from './settle.js';
 import { annotate, createTask, keyOf, retainUntil } from './transition.js';
+import { limitsApply } from './pool-limits.js';
 import { failTry, finishTask } from './worker-finish.js';
 
 /** Instances created per step of the cursor (puts in flight at once). */
@@ -98,9 +99,11 @@ export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
 
 async function createInstances(p: Ports, rc: RunCtx, t: TaskSpec, parent: TaskInstance, arrays: unknown[][]): Promise<TaskInstance | undefined> {
   const n = parent.mapLength!;
+  const limited = limitsApply(t, instanceId(t.taskId, 0));
   for (let start = parent.mapCursor ?? 0; start < n; start += EXPAND_CHUNK) {
     const end = Math.min(n, start + EXPAND_CHUNK);
     const messages: TaskMessage[] = [];
+    const waiting: TaskInstance[] = [];
     const indexes = Array.from({ length: end - start }, (_, k) => start + k);
     await Promise.all(indexes.map(async (i) => {
       const id = instanceId(t.taskId, i);
@@ -110,11 +113,14 @@ async function createInstances(p: Ports, rc: RunCtx, t: TaskSpec, parent: TaskIn
         await p.store.putXcom({ ...keyOf(rc, id), key: MAP_ITEM_KEY }, element, retainUntil(p));
         mapItem = IN_XCOM;
       }
-      const r = await createTask(p, rc, t, 'queued', {}, { instance: { taskId: id, fields: { mapIndex: i, mapItem } } });
-      // Only the expander whose put created the instance sends its message.
-      if (r.ok) messages.push({ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId: id, tryNumber: 1 });
+      // An instance under a pool or a per-task limit waits for its slot like any task (pools.ts).
+      const r = await createTask(p, rc, t, limited ? 'scheduled' : 'queued', {}, { instance: { taskId: id, fields: { mapIndex: i, mapItem } } });
+      // Only the expander whose put created the instance sends its message (or queues it).
+      if (r.ok && limited) waiting.push(r.item);
+      else if (r.ok) messages.push({ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId: id, tryNumber: 1 });
     }));
     if (messages.length > 0) await p.queue.send(messages);
+    for (const ti of waiting) await OPS.queueTask(p, rc, ti);
     const r = await annotate(p, parent, { mapCursor: end });
     if (!r.ok) return undefined;
     parent = r.item;

@@ -10,6 +10,7 @@ import { InvalidDagError } from './errors.js';
 import type { DagSpec, PoolSpec, TaskInstance, TaskSpec } from './model.js';
 import type { LimitMove } from './ports.js';
 import type { TaskState } from './states.js';
+import { isInstanceId } from './mapping-ids.js';
 
 /**
  * States that hold pool and per-task slots. As Airflow counts queued and running task
@@ -37,6 +38,19 @@ export function isLimited(t: TaskSpec): boolean {
  * @example
  * limitKeys('etl', 'r1', t); // ['pool:warehouse', 'run:etl/r1/size']
  */
+/**
+ * True when writes of `taskId` move `t`'s counters. A mapped task's own item (the one that
+ * expands) takes none: its instances (`size#3`) do, each like a task, so a pool or
+ * `maxActiveTisPerDagrun` limits the instances that run at once, not the expansion.
+ *
+ * @example
+ * limitsApply(sizeSpec, 'size');   // false: the expander holds no pool slot
+ * limitsApply(sizeSpec, 'size#3'); // true
+ */
+export function limitsApply(t: TaskSpec, taskId: string): boolean {
+  return isLimited(t) && (t.expand === undefined || isInstanceId(taskId));
+}
+
 export function limitKeys(dagId: string, runId: string, t: TaskSpec): string[] {
   const keys: string[] = [];
   if (t.pool !== undefined) keys.push(`pool:${t.pool}`);
@@ -68,7 +82,7 @@ export function limitMoves(
   to: TaskState,
   expiresAt?: number,
 ): { moves: LimitMove[]; fields: { slotsHeld?: true | null; waitKey?: null; waitRank?: null } } | undefined {
-  if (!isLimited(t)) return undefined;
+  if (!limitsApply(t, ti.taskId)) return undefined;
   // A waiter that leaves `scheduled` any way (queued, marked, timed out) leaves the index.
   const unwait = ti.waitKey !== undefined && to !== 'scheduled' ? { waitKey: null, waitRank: null } : {};
   // Only a try being queued takes slots: sensors and timers that wait from `scheduled` take none.

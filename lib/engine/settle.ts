@@ -14,7 +14,7 @@ import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
 import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
-import { isLimited } from './pool-limits.js';
+import { limitsApply } from './pool-limits.js';
 import { queueLimited } from './pools.js';
 import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
@@ -42,7 +42,7 @@ function outcomeOf(state: TaskState): UpstreamOutcome {
  * next task to leave `running` wakes it.
  */
 export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
-  if (isLimited(taskSpec(rc.spec, ti.taskId))) return queueLimited(p, rc, ti);
+  if (limitsApply(taskSpec(rc.spec, ti.taskId), ti.taskId)) return queueLimited(p, rc, ti);
   const r = await transition(p, rc, ti, 'queued');
   if (r.ok) {
     await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: r.item.tryNumber }]);
@@ -123,7 +123,7 @@ export async function settleDownstream(
  */
 async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || isLimited(t) || rc.run.state !== 'running' || t.dependsOnPast || indirectSetups(rc.spec, t).length > 0) return false;
+  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || limitsApply(t, t.taskId) || rc.run.state !== 'running' || t.dependsOnPast || indirectSetups(rc.spec, t).length > 0) return false;
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome }, t.teardown?.setups);
   if (decision === 'wait') return false;
   const upstream = { [upstreamId]: outcome };
@@ -283,7 +283,7 @@ const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask, wakeReady
  */
 async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.kind !== 'sensor' && !countsSlots(rc.spec) && !isLimited(t) && !t.dependsOnPast) {
+  if (t.kind !== 'sensor' && !countsSlots(rc.spec) && !limitsApply(t, t.taskId) && !t.dependsOnPast) {
     const queued = await createTask(p, rc, t, 'queued');
     if (queued.ok) {
       await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);

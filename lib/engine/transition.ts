@@ -13,7 +13,7 @@ import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
 import type { Cas, Ports, SlotChange, TaskExpect, TaskPatch } from './ports.js';
 import { assertTransition, isTerminal, type TaskState } from './states.js';
 import { clearEarlierTries } from './xcom-clear.js';
-import { isLimited, limitMoves } from './pool-limits.js';
+import { limitMoves, limitsApply } from './pool-limits.js';
 import { isInstanceId } from './mapping-ids.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
@@ -172,7 +172,7 @@ export async function createTask(
 ): Promise<Cas<TaskInstance>> {
   const base = { ...keyOf(rc, opts.instance?.taskId ?? t.taskId), state: 'scheduled', tryNumber: 0, upstream, ...opts.instance?.fields } as TaskInstance;
   if (to === 'scheduled') return p.store.putTask(base);
-  if ((to === 'queued' || to === 'running') && ((countsSlots(rc.spec) && !opts.instance) || isLimited(t))) throw new Error(`createTask cannot take a slot (${t.taskId})`);
+  if ((to === 'queued' || to === 'running') && ((countsSlots(rc.spec) && !opts.instance) || limitsApply(t, opts.instance?.taskId ?? t.taskId))) throw new Error(`createTask cannot take a slot (${t.taskId})`);
   assertTransition('scheduled', to === 'running' ? 'queued' : to);
   if (to === 'running') assertTransition('queued', 'running');
   const patch = to === 'running'
