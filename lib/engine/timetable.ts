@@ -57,12 +57,17 @@ function cronFor(expr: string, timezone: string): Cron {
  * @example
  * assertTimezone('Europe/Berlin'); // ok
  */
+const knownZones = new Set<string>();
+
 export function assertTimezone(tz: string): void {
+  // Building an Intl.DateTimeFormat costs ~0.7 ms: a thread loading 100 DAGs checks each zone once.
+  if (knownZones.has(tz)) return;
   if (typeof tz !== 'string' || tz.trim() === '') {
     throw new InvalidInputError(`invalid timezone ${JSON.stringify(tz)}: expected an IANA name such as 'UTC' or 'Europe/Berlin'`);
   }
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    knownZones.add(tz);
   } catch (cause) {
     throw new InvalidInputError(`invalid timezone "${tz}": expected an IANA name such as 'UTC' or 'Europe/Berlin'`, { cause });
   }
