@@ -57,8 +57,9 @@ export async function paths(c: ScenarioContext): Promise<void> {
     check(crash !== '' && chain !== '' && timer !== '' && timeout !== '', 'trigger the crash and sensor DAGs');
 
     const crashEnd = await c.runEnds('rehearsal_crash', crash, 120_000);
-    const crashTry = crashEnd.tasks[0]?.tryNumber;
-    check(killed > 0 && crashEnd.state === 'success' && crashTry === 2 && allowedBy('Tick', 'scheduler:CreateSchedule', `/${r.outputs.SchedulerGroup}/`) > 0,
+    const crashTry = crashEnd.tasks.find((t) => t.taskId === 'crash')?.tryNumber;
+    check(killed > 0 && crashEnd.state === 'success' && crashTry === 2 && allowedBy('Tick', 'scheduler:CreateSchedule', `/${r.outputs.SchedulerGroup}/`) > 0
+      && allowedBy('Tick', 'dynamodb:GetItem', 'StateTasks') > 0,
       `a killed try is recovered by the tick's lease expiry and retried 20 minutes later from a one-time schedule the tick created (${killed} killed; ${crashEnd.state}, try ${crashTry})`);
 
     const chainEnd = await c.runEnds('rehearsal_sensor_chain', chain, 120_000);

@@ -1,7 +1,8 @@
 /**
  * Rehearsal scenario DAG: a try whose worker is killed; the tick's lease expiry fails it
- * and, with a 20-minute retry delay, arms a one-time schedule. `maxActiveTasks` makes each
- * move a slot transaction (the task and its run's counter in one write).
+ * and, with a 20-minute retry delay, arms a one-time schedule. Two tasks and
+ * `maxActiveTasks: 1` make each move a slot transaction (the task and its run's counter in
+ * one write, then the task read back).
  */
 import { dag } from 'airless';
 
@@ -10,4 +11,5 @@ export default dag('rehearsal_crash', { schedule: null, maxActiveTasks: 1, defau
     await new Promise((resolve) => setTimeout(resolve, 1500));
     return 'survived';
   });
+  task('other', async () => 'ran beside it, one at a time');
 });
