@@ -1,7 +1,7 @@
 /**
  * Rehearsal scenario DAGs for the poker and the tick: a batched sensor whose downstream is
  * another batched sensor (the poker registers it and, as the last task, ends the run);
- * one whose downstream is a time sensor longer than SQS's 15-minute delay (the poker arms
+ * one whose downstream is a 16-minute time sensor, past SQS's 15-minute delay (the poker arms
  * a one-time schedule); one that never holds and times out (the tick fails it).
  */
 import { dag, defineSensor } from 'airless';
@@ -17,7 +17,7 @@ export const chain = dag('rehearsal_sensor_chain', { schedule: null, maxActiveRu
 
 export const timer = dag('rehearsal_sensor_timer', { schedule: null }, ({ sensor, task }) => {
   const first = sensor('first', { type: always, pokeContext: { n: 3 } }, { pokeInterval: '1m', timeout: '1h' });
-  const later = sensor('later', { type: 'time', pokeContext: { after: '20m' } }, { timeout: '2h' });
+  const later = sensor('later', { type: 'time', pokeContext: { after: '16m' } }, { timeout: '2h' });
   const done = task('done', async () => 'after the timer');
   first.before(later);
   later.before(done);
