@@ -65,7 +65,18 @@ export interface TaskSpec extends RetryPolicy {
   methods?: string[];
   /** Built-in operator arguments (templated strings), if any. */
   args?: Record<string, unknown>;
+  /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
+  callbacks?: TaskCallbackEvent[];
+  notify?: NotifierSpec[];
 }
+
+/** A built-in notifier (`notify.sns`, `notify.webhook`) used as a callback; string leaves are templates. */
+export type NotifierSpec =
+  | { event: TaskCallbackEvent; type: 'sns'; topicArn: string; message: string; subject?: string }
+  | { event: TaskCallbackEvent; type: 'webhook'; url: string; body?: unknown; headers?: Record<string, string> };
+
+export type TaskCallbackEvent = 'execute' | 'success' | 'failure' | 'retry' | 'skipped';
+export type DagCallbackEvent = 'success' | 'failure';
 
 export interface DagSpec {
   dagId: string;
@@ -85,6 +96,9 @@ export interface DagSpec {
   tags: string[];
   pausedOnCreation: boolean;
   tasks: TaskSpec[];
+  /** Run-level callbacks the DAG defines (`onSuccess`, `onFailure`): code in the bundle, notifiers in `notify`. */
+  callbacks?: DagCallbackEvent[];
+  notify?: NotifierSpec[];
 }
 
 export interface Manifest {

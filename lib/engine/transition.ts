@@ -12,6 +12,7 @@ import { countsSlots, taskSpec, type RunCtx } from './dag-index.js';
 import type { TaskInstance, TaskKey, TaskSpec } from './model.js';
 import type { Cas, Ports, SlotChange, TaskExpect, TaskPatch } from './ports.js';
 import { assertTransition, isTerminal, type TaskState } from './states.js';
+import { armCallback, sendCallback, taskCallbackMessage, taskEvent } from './callbacks.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -131,10 +132,15 @@ export async function transition(
   const t = taskSpec(rc.spec, ti.taskId);
   const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
   const slot = slotOf(rc, ti.state, to);
+  // A callback for this event: its delayed copy is armed before the write (callbacks.ts).
+  const event = taskEvent(t, ti.state, to, opts.mark);
+  const callback = event && taskCallbackMessage(ti, event);
+  await armCallback(p, callback);
   const r = opts.forgetUpstream
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
     : await p.store.updateTask(ti, expectOf(ti), patch, slot);
   if (!r.ok) p.metrics.count(r.reason === 'slots' ? 'SlotsFull' : 'LostRaces');
+  else await sendCallback(p, callback);
   return r;
 }
 

@@ -13,6 +13,7 @@ import type { Ports } from './ports.js';
 import { canRetry, retryDelayMs } from './retry.js';
 import type { TaskState } from './states.js';
 import { deferTask } from './waiting.js';
+import { redactDeep, redact } from './secrets-mask.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[] }
@@ -35,6 +36,7 @@ export async function failTry(
   noRetry: boolean,
 ): Promise<boolean> {
   const now = p.clock.now();
+  error = redact(error);
   const freesSlot = LEAVES_ACTIVE.has(ti.state) && holdsSlots(rc);
   const tries = ti.tryNumber - (ti.tryBase ?? 0);
   if (!noRetry && canRetry(t, tries)) {
@@ -71,7 +73,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   }
   if (outcome.kind === 'success' && outcome.value !== undefined) {
     try {
-      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value, retainUntil(p));
+      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, redactDeep(outcome.value), retainUntil(p));
     } catch (err) {
       const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
       return failTry(p, rc, t, ti, msg, err instanceof OversizedValueError);

@@ -24,6 +24,7 @@ import { transition } from './transition.js';
 import { finishTask, type Outcome } from './worker-finish.js';
 import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
+import { runExecuteCallback } from './callbacks-run.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -84,6 +85,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   } catch (err) {
     return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
   }
+  if (method === 'execute') await runExecuteCallback(p, rc, t, ti);
   const arg: ResumeInput | undefined = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},

@@ -17,7 +17,7 @@
  * Protocol (see pool.ts for the other side):
  * - in: `{ t: 'run', id, dagId, taskId, method, ctx, arg }`, `{ t: 'poke', id, type, pc, env }`,
  *   `{ t: 'reply', callId, ok, value | error }`
- * - out: `{ t: 'ready' }` (bundle loaded), `{ t: 'call', id, callId, op, args }` (xcom), `{ t: 'log', level, msg, fields }`,
+ * - out: `{ t: 'ready' }` (bundle loaded), `{ t: 'call', id, callId, op, args }` (xcom pull/push, var, conn), `{ t: 'log', level, msg, fields }`,
  *   `{ t: 'render', template }` (synchronous: answered on the sync port),
  *   `{ t: 'done', id, ok, value | error | control }`, `{ t: 'crash', what, error }`.
  */
@@ -138,6 +138,8 @@ export const THREAD_SOURCE = String.raw`
         },
       },
       log: { info: log('info'), warn: log('warn'), error: log('error') },
+      variables: { get: (key, opts) => call(id, 'var', [key, opts === undefined ? undefined : { ...opts }]) },
+      connections: { get: (connId) => call(id, 'conn', [connId]) },
       render(template) {
         Atomics.store(data.syncFlag, 0, 0);
         port.postMessage({ t: 'render', template: String(template) });

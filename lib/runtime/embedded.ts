@@ -31,6 +31,8 @@ import { recoveryDueAt } from '../engine/index.js';
 import { registerManifest, triggerRun, type TriggerOptions } from '../engine/index.js';
 import { isRunTerminal } from '../engine/index.js';
 import { threadsStarting, triesInGrace } from '../isolation/pool.js';
+import { LocalSecrets } from '../adapters/secrets-local.js';
+import type { SecretsSource } from '../engine/index.js';
 
 export interface RuntimeOptions {
   bundles: BundleSource;
@@ -48,6 +50,8 @@ export interface RuntimeOptions {
   /** Create runs from schedules (dev) or not (a single `airless run`). Default true. */
   schedules?: boolean;
   workerId?: string;
+  /** Variables and connections; default: AIRLESS_VAR_x and AIRLESS_CONN_x variables, then .airless/ files (secrets-local.ts). */
+  secrets?: SecretsSource;
 }
 
 export type RunOutcome = 'done' | 'stalled' | 'stopped';
@@ -91,6 +95,7 @@ export class EmbeddedRuntime {
       config: { ...DEFAULT_CONFIG, ...opts.config },
       sensors: opts.sensors,
       workerId: opts.workerId ?? 'local',
+      secrets: opts.secrets ?? new LocalSecrets(),
     };
   }
 

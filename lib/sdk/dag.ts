@@ -9,6 +9,7 @@ import { parseDuration } from '../engine/index.js';
 import { normalizeDate, parseSchedule } from '../engine/index.js';
 import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
+import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -79,7 +80,10 @@ class DagDraft {
     if (timeout !== undefined) spec.executionTimeoutMs = timeout;
     if (o.isolation !== undefined && o.isolation !== 'thread' && o.isolation !== 'none') this.fail(`isolation must be 'thread' or 'none', got ${JSON.stringify(o.isolation)}`, taskId);
     if (o.isolation === 'none') spec.isolation = 'none';
-    this.tasks.set(taskId, { spec, methods });
+    const cb = collectCallbacks(o as Record<string, unknown>, TASK_CALLBACK_OPTIONS, { dagId: this.dagId, taskId });
+    if (cb.events.length) spec.callbacks = cb.events;
+    if (cb.notify.length) spec.notify = cb.notify;
+    this.tasks.set(taskId, { spec, methods: { ...methods, ...cb.methods } });
     return new Handle(this, taskId, kind);
   }
 
@@ -251,12 +255,18 @@ export function dag<P extends Params = Params>(
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),
   };
+  const cb = collectCallbacks(o as Record<string, unknown>, DAG_CALLBACK_OPTIONS, { dagId });
+  if (cb.events.length) spec.callbacks = cb.events as DagSpec['callbacks'];
+  if (cb.notify.length) spec.notify = cb.notify;
   validateDagSpec(spec);
   spec.maxParallelism = dagWidth(spec.tasks);
+  const methods = [...draft.tasks].map(([id, d]): [string, Readonly<Record<string, TaskMethodFn>>] => [id, Object.freeze(d.methods)]);
+  // Run-level callback code sits under the empty task id, which no task can have.
+  if (Object.keys(cb.methods).length) methods.push(['', Object.freeze(cb.methods)]);
   return Object.freeze({
     __airless: 'dag' as const,
     spec,
-    tasks: new Map([...draft.tasks].map(([id, d]) => [id, Object.freeze(d.methods)])),
+    tasks: new Map(methods),
     sensors: [...draft.sensors],
   });
 }

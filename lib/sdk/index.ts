@@ -12,6 +12,7 @@ import { idProblem } from '../engine/index.js';
 import type { SensorDefinition } from './types.js';
 
 export { dag, chain } from './dag.js';
+export { notify, isNotifier, type NotifierDefinition } from './notify.js';
 export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/index.js';
 export type { TriggerRule, TriggerSpec, SensorMode, DagSpec, TaskSpec } from '../engine/index.js';
