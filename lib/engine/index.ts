@@ -40,3 +40,5 @@ export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';
+export { isSensitiveKey, redact, redactDeep } from './secrets-mask.js';
+export { envKey } from './secrets.js';

@@ -32,7 +32,8 @@ import { registerManifest, triggerRun, type TriggerOptions } from '../engine/ind
 import { isRunTerminal } from '../engine/index.js';
 import { threadsStarting, triesInGrace } from '../isolation/pool.js';
 import { LocalSecrets } from '../adapters/secrets-local.js';
-import type { SecretsSource } from '../engine/index.js';
+import type { Notifier, SecretsSource } from '../engine/index.js';
+import { AwsNotifier } from '../adapters/callbacks-notify.js';
 
 export interface RuntimeOptions {
   bundles: BundleSource;
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
   workerId?: string;
   /** Variables and connections; default: AIRLESS_VAR_x and AIRLESS_CONN_x variables, then .airless/ files (secrets-local.ts). */
   secrets?: SecretsSource;
+  /** Sends notify.sns / notify.webhook callbacks; default: AwsNotifier (fetch, and SNS with the default credentials). */
+  notifier?: Notifier;
 }
 
 export type RunOutcome = 'done' | 'stalled' | 'stopped';
@@ -96,6 +99,7 @@ export class EmbeddedRuntime {
       sensors: opts.sensors,
       workerId: opts.workerId ?? 'local',
       secrets: opts.secrets ?? new LocalSecrets(),
+      notifier: opts.notifier ?? new AwsNotifier(),
     };
   }
 

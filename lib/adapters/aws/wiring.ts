@@ -16,6 +16,10 @@ import { S3BundleSource } from './s3-bundles.js';
 import { ScheduleSync } from './schedule-sync.js';
 import { SchedulerTimer } from './scheduler-timer.js';
 import { SqsQueue } from './sqs-queue.js';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from './secrets-aws.js';
+import { AwsNotifier } from '../callbacks-notify.js';
 
 export interface AwsEnv {
   /** Table names by schema id; a table not named here is `tablePrefix` + its suffix. */
@@ -31,6 +35,9 @@ export interface AwsEnv {
   schedulerDlqArn: string;
   workerTimeoutMs: number;
   runRetentionMs: number;
+  /** SSM Parameter Store prefix of variables, Secrets Manager prefix of connections. */
+  variablesPrefix: string;
+  connectionsPrefix: string;
 }
 
 /**
@@ -62,6 +69,8 @@ export function readAwsEnv(e: Record<string, string | undefined>): AwsEnv {
     schedulerDlqArn: e.AIRLESS_SCHEDULER_DLQ_ARN ?? '',
     workerTimeoutMs: Number(e.AIRLESS_WORKER_TIMEOUT_MS ?? 300_000),
     runRetentionMs: Number(e.AIRLESS_RUN_RETENTION_MS ?? DEFAULT_CONFIG.runRetentionMs),
+    variablesPrefix: e.AIRLESS_VARIABLES_PREFIX ?? DEFAULT_VARIABLES_PREFIX,
+    connectionsPrefix: e.AIRLESS_CONNECTIONS_PREFIX ?? DEFAULT_CONNECTIONS_PREFIX,
   };
 }
 
@@ -71,6 +80,7 @@ export interface AwsPorts extends Ports {
   clients: AwsClients;
   queue: SqsQueue;
   store: DynamoStore;
+  secrets: AwsSecrets;
 }
 
 /**
@@ -105,6 +115,11 @@ export function awsPorts(
       runRetentionMs: env.runRetentionMs,
     },
     sensors: builtinSensors({ s3: clients.s3 }),
+    secrets: new AwsSecrets({
+      ssm: new SSMClient({}), secretsManager: new SecretsManagerClient({}),
+      variablesPrefix: env.variablesPrefix, connectionsPrefix: env.connectionsPrefix,
+    }),
+    notifier: new AwsNotifier(),
     workerId: opts.workerId ?? randomUUID().slice(0, 8),
   };
 }
