@@ -64,3 +64,20 @@ describe.each([
     expect(tasks.unknown!.error).toMatch(/connection "nowhere" is not defined/);
   });
 });
+
+describe('callbacks in a thread', () => {
+  it('task and run callbacks run from the built bundle with their context; a throw is logged with its stack', async () => {
+    const log = new MemoryLog();
+    const rt = new EmbeddedRuntime({ bundles: new LocalBundleSource(root), clock: new VirtualClock(0), schedules: false, log, config: { runRetentionMs: 0 } });
+    await rt.register(version);
+    await rt.trigger('with_callbacks', { runId: 'r1' });
+    expect(await rt.runToCompletion('with_callbacks', 'r1')).toBe('done');
+    await rt.runUntil(async () => rt.queue.size === 0 && rt.timer.size === 0);
+    const msgs = log.lines.map((l) => l.msg);
+    expect(msgs).toContain('task callback: ok success try 1');
+    expect(msgs).toContain('run callback: failed [bad] with_callbacks');
+    const broke = msgs.find((m) => m.startsWith('callback failure failed:'));
+    expect(broke).toMatch(/RangeError: callback broke on Error: bad task[\s\S]*with-callbacks\.ts:\d+:\d+/);
+    expect((await rt.ports.store.getRun('with_callbacks', 'r1'))!.state).toBe('failed');
+  });
+});
