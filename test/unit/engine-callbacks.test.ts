@@ -127,4 +127,16 @@ describe('task and run callbacks', () => {
     expect(calls).toHaveLength(1);
     expect(rt.metrics.get("CallbacksRun")).toBe(1);
   });
+
+  it('a DAG without callbacks arms no timer and sends no callback message (zero extra writes)', async () => {
+    const d = dag('plain', {}, ({ task }) => { task('a', async () => 1).before(task('b', async () => { throw new Error('x'); })); });
+    const { rt } = await makeRuntime([d]);
+    const scheduled: string[] = [];
+    const schedule = rt.timer.schedule.bind(rt.timer);
+    rt.timer.schedule = async (id, at, m) => { scheduled.push(id); return schedule(id, at, m); };
+    const { run } = await runOnce(rt, 'plain');
+    expect(run.state).toBe('failed');
+    expect(scheduled).toEqual([]);
+    expect(rt.metrics.get('CallbacksQueued')).toBe(0);
+  });
 });
