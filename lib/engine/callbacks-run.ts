@@ -120,7 +120,7 @@ async function invoke(
       if (!p.notifier) throw new Error('this runtime has no notifier');
       const vars = { ...(await secretVarsFor(p, rc, ti.taskId, n)), event, ...extra } as TemplateVars;
       await p.notifier.send(renderNotifier(n, vars));
-      p.metrics.count('NotificationsSent');
+      p.metrics.count('CallbacksRun');
     } catch (err) {
       p.metrics.count('CallbacksFailed');
       p.log.error(`notifier ${n.type} for ${event} failed: ${redact((err as Error)?.message ?? String(err))}`, where);

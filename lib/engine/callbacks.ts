@@ -95,6 +95,5 @@ export async function armCallback(p: Ports, m: CallbackMessage | undefined): Pro
 /** After the write succeeded: the callback runs now. */
 export async function sendCallback(p: Ports, m: CallbackMessage | undefined): Promise<void> {
   if (!m) return;
-  p.metrics.count('CallbacksQueued');
   await p.queue.send([m]);
 }

@@ -59,7 +59,7 @@ describe('notifiers', () => {
     expect(JSON.parse(byUrl['/hook/alerting']!.body)).toEqual({ text: 'alerting failed (load) on 2026-01-01' });
     expect(JSON.parse(byUrl['/task']!.body)).toEqual({ text: 'load: Error: disk full', channel: '#etl' });
     expect(byUrl['/task']!.headers['x-team']).toBe('data');
-    expect(rt.metrics.get('NotificationsSent')).toBe(2);
+    expect(rt.metrics.get('CallbacksRun')).toBe(2);
   });
 
   it('a webhook answering an error status fails with the origin only (a webhook path holds its secret)', async () => {
