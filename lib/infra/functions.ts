@@ -221,7 +221,8 @@ export class Functions extends Construct {
     bundles.grantWriteRegistrations(this.registerBundle);
     // Sensors render {{ var }} / {{ conn }} wherever they start (tick, worker) and poke (poker).
     const secretsEnv = grantSecrets(this, [this.tick, this.worker, this.poker], props);
-    for (const fn of [this.tick, this.worker, this.poker]) for (const [k, v] of Object.entries(secretsEnv)) fn.addEnvironment(k, v);
+    // Every function gets the prefixes (one documented environment); only these three may read.
+    for (const fn of this.all) for (const [k, v] of Object.entries(secretsEnv)) fn.addEnvironment(k, v);
     for (const statement of props.taskPolicies ?? []) {
       this.worker.addToRolePolicy(statement);
       this.poker.addToRolePolicy(statement);
