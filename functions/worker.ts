@@ -21,7 +21,10 @@ export function isPermanent(err: unknown): err is AirlessError {
 export const run = async (event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
   // Per invocation, over the container's cached ports (which stay untouched): eager
   // follow runs a next task here only if its timeout fits in this invocation.
-  const ports: Ports = { ...lambdaPorts(), remainingMs: () => context.getRemainingTimeInMillis() };
+  const cached = lambdaPorts();
+  // Variables and connections are read at most once per invocation.
+  cached.secrets.reset();
+  const ports: Ports = { ...cached, remainingMs: () => context.getRemainingTimeInMillis() };
   const record = async (r: SQSRecord): Promise<void> => {
     try {
       await handleMessage(ports, parseQueueMessage(r.body));

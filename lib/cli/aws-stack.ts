@@ -3,6 +3,7 @@
  * (or one endpoint for LocalStack), the stack's outputs turned into the environment the
  * functions get, and AWS errors explained in one line with a hint.
  */
+import { DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from '../adapters/aws/secrets-aws.js';
 import { CloudFormationClient, DescribeStacksCommand, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
@@ -143,6 +144,8 @@ export function envFromOutputs(o: Record<string, string>, opts: { stackName: str
     schedulerDlqArn: get('schedulerDlqArn') ?? (schedulerDlqUrl ? queueArnFromUrl(schedulerDlqUrl, opts.region) : ''),
     workerTimeoutMs: num('workerTimeoutMs', 300_000),
     runRetentionMs: DEFAULT_CONFIG.runRetentionMs,
+    variablesPrefix: o.VariablesPrefix ?? DEFAULT_VARIABLES_PREFIX,
+    connectionsPrefix: o.ConnectionsPrefix ?? DEFAULT_CONNECTIONS_PREFIX,
   };
 }
 

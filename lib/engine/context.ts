@@ -57,6 +57,17 @@ export interface TaskContext<P extends Record<string, unknown> = Record<string, 
     push(key: string, value: unknown): Promise<void>;
   };
   log: TaskLogger;
+  /** Airflow variables: `await ctx.variables.get('key', { default: 'x' })`; a missing key without a default throws. */
+  variables: {
+    get<T = string>(key: string, opts?: { default?: T; deserializeJson?: boolean }): Promise<T>;
+  };
+  /** Airflow connections: `await ctx.connections.get('warehouse')`; an unknown id throws. */
+  connections: {
+    get(connId: string): Promise<{
+      connId: string; connType?: string; host?: string; port?: number; login?: string; password?: string; schema?: string;
+      extra: Record<string, unknown>;
+    }>;
+  };
   /** Renders `{{ ds }}`-style templates with this context. */
   render(template: string): string;
   /** Interrupts the task where it is called (it throws); the task waits for the trigger. */

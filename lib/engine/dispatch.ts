@@ -9,6 +9,7 @@ import { validateQueueMessage } from './messages.js';
 import type { Ports, QueueMessage } from './ports.js';
 import { scheduleDag } from './runs.js';
 import { handleFire } from './waiting.js';
+import { handleCallback } from './callbacks-run.js';
 import { handleTask, type TaskResult } from './worker.js';
 
 /**
@@ -29,5 +30,7 @@ export async function handleMessage(p: Ports, raw: unknown): Promise<TaskResult>
     case 'schedule':
       await scheduleDag(p, msg.dagId);
       return 'done';
+    case 'callback':
+      return handleCallback(p, msg);
   }
 }

@@ -5,7 +5,7 @@
  * edge turns into a dead-letter delivery instead of a retry loop.
  */
 import { MalformedMessageError } from './errors.js';
-import type { FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
+import type { CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
 
 import { ID_PATTERN } from './validate.js';
 
@@ -53,9 +53,11 @@ export function validateQueueMessage(value: unknown): QueueMessage {
       return validateFire(o);
     case 'schedule':
       return validateSchedule(o);
+    case 'callback':
+      return validateCallback(o);
     default:
       throw new MalformedMessageError(
-        `message field "kind" must be one of task, fire, schedule, got ${describe(o.kind)}`,
+        `message field "kind" must be one of task, fire, schedule, callback, got ${describe(o.kind)}`,
       );
   }
 }
@@ -87,6 +89,8 @@ export function encodeQueueMessage(m: QueueMessage): string {
     }
     case 'schedule':
       return JSON.stringify({ kind: v.kind, dagId: v.dagId, tickAt: v.tickAt });
+    case 'callback':
+      return JSON.stringify(v);
   }
 }
 
@@ -135,6 +139,21 @@ function validateSchedule(o: Fields): ScheduleMessage {
   onlyFields(o, 'schedule', ['kind', 'dagId', 'tickAt']);
   // tickAt 0 means "the engine computes the due tick" (recurring schedules cannot template it).
   return { kind: 'schedule', dagId: id(o, 'schedule', 'dagId'), tickAt: nonNegativeInt(o, 'schedule', 'tickAt') };
+}
+
+const CALLBACK_EVENTS: readonly CallbackMessage['event'][] = ['success', 'failure', 'retry', 'skipped'];
+
+function validateCallback(o: Fields): CallbackMessage {
+  onlyFields(o, 'callback', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'event', 'verify', 'attempt']);
+  if (!CALLBACK_EVENTS.includes(o.event as CallbackMessage['event'])) {
+    throw new MalformedMessageError(`callback message field "event" must be one of ${CALLBACK_EVENTS.join(', ')}, got ${describe(o.event)}`);
+  }
+  const m: CallbackMessage = { kind: 'callback', dagId: id(o, 'callback', 'dagId'), runId: runId(o, 'callback'), event: o.event as CallbackMessage['event'] };
+  if (o.taskId !== undefined) m.taskId = id(o, 'callback', 'taskId');
+  if (o.tryNumber !== undefined) m.tryNumber = nonNegativeInt(o, 'callback', 'tryNumber');
+  if (o.verify !== undefined) m.verify = o.verify === true;
+  if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'callback', 'attempt');
+  return m;
 }
 
 function onlyFields(o: Fields, kind: string, allowed: readonly string[]): void {

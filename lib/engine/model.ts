@@ -86,6 +86,9 @@ export interface TaskSpec extends RetryPolicy {
   dependsOnPast?: true;
   /** Dynamic task mapping (`.expand(...)`): one instance per element; see mapping-ids.ts. */
   expand?: MapExpand;
+  /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
+  callbacks?: TaskCallbackEvent[];
+  notify?: NotifierSpec[];
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -105,6 +108,14 @@ export interface TeardownSpec {
 export type MapSource = { values: unknown[] } | { task: string };
 /** One source (`expand(list)`), or named sources whose cross product is mapped (`expand({ x, y })`). */
 export type MapExpand = { source: MapSource } | { product: Record<string, MapSource> };
+
+/** A built-in notifier (`notify.sns`, `notify.webhook`) used as a callback; string leaves are templates. */
+export type NotifierSpec =
+  | { event: TaskCallbackEvent; type: 'sns'; topicArn: string; message: string; subject?: string }
+  | { event: TaskCallbackEvent; type: 'webhook'; url: string; body?: unknown; headers?: Record<string, string> };
+
+export type TaskCallbackEvent = 'execute' | 'success' | 'failure' | 'retry' | 'skipped';
+export type DagCallbackEvent = 'success' | 'failure';
 
 export interface DagSpec {
   dagId: string;
@@ -128,6 +139,9 @@ export interface DagSpec {
   tasks: TaskSpec[];
   /** A run that has run this long fails (Airflow's dagrun_timeout; run-timeout.ts). */
   dagrunTimeoutMs?: number;
+  /** Run-level callbacks the DAG defines (`onSuccess`, `onFailure`): code in the bundle, notifiers in `notify`. */
+  callbacks?: DagCallbackEvent[];
+  notify?: NotifierSpec[];
 }
 
 export interface Manifest {

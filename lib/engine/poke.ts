@@ -11,6 +11,7 @@ import type { TaskInstance, TaskSpec, TriggerRecord } from './model.js';
 import { taskKeyString } from './model.js';
 import type { LoadedBundle, Ports, SensorPoke } from './ports.js';
 import { renderDeep } from './template.js';
+import { secretVarsFor } from './secrets.js';
 import { varsFor } from './dag-index.js';
 import { VIRTUAL_SHARDS } from './sensor-start.js';
 import { failTry, type Outcome } from './worker-finish.js';
@@ -72,7 +73,7 @@ const POKE_CLAIM_RETENTION_MS = 24 * 3600_000;
 export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, bundle: LoadedBundle): Promise<Outcome> {
   const s = t.sensor!;
   const now = p.clock.now();
-  const pc = renderDeep(s.pokeContext, varsFor(rc, ti.taskId)) as Record<string, unknown>;
+  const pc = renderDeep(s.pokeContext, await secretVarsFor(p, rc, ti.taskId, s.pokeContext)) as Record<string, unknown>;
   const poke = s.type === 'external_task' || p.sensors?.[s.type] ? await resolvePoke(p, s.type) : bundle.sensorPoke(s.type);
   if (!poke) return { kind: 'failed', error: `unknown sensor type ${s.type}`, noRetry: true };
   const r = await timedPoke(p, poke, pc);

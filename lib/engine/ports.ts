@@ -204,7 +204,21 @@ export interface ScheduleMessage {
   tickAt: number;
 }
 
-export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage;
+/** A callback to run (callbacks.ts): a task's `onSuccess`..., or the DAG's `onSuccess`/`onFailure` (no taskId). */
+export interface CallbackMessage {
+  kind: 'callback';
+  dagId: string;
+  runId: string;
+  taskId?: string;
+  tryNumber?: number;
+  event: 'success' | 'failure' | 'retry' | 'skipped';
+  /** The delayed copy armed before the write: it checks the event really happened. */
+  verify?: boolean;
+  /** Rechecks of the delayed copy so far. */
+  attempt?: number;
+}
+
+export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage;
 
 export interface Queue {
   /** Sends messages, at most `delayMs` late (0 to 15 minutes). */
@@ -270,6 +284,34 @@ export interface BundleSource {
   load(version: string): Promise<LoadedBundle>;
 }
 
+/** An Airflow connection, as `ctx.connections.get(id)` returns it. */
+export interface Connection {
+  connId: string;
+  connType?: string;
+  host?: string;
+  port?: number;
+  login?: string;
+  password?: string;
+  schema?: string;
+  extra: Record<string, unknown>;
+}
+
+/** Where variables and connections come from (env and a file locally; SSM and Secrets Manager on AWS). */
+export interface SecretsSource {
+  /** The variable's raw string, undefined when it does not exist. */
+  variable(key: string): Promise<string | undefined>;
+  connection(connId: string): Promise<Connection | undefined>;
+}
+
+/** A notifier with its templates rendered. */
+export type RenderedNotifier =
+  | { type: 'sns'; topicArn: string; message: string; subject?: string }
+  | { type: 'webhook'; url: string; body: unknown; headers?: Record<string, string> };
+
+export interface Notifier {
+  send(n: RenderedNotifier): Promise<void>;
+}
+
 export interface Metrics {
   count(name: string, value?: number): void;
   timing(name: string, ms: number): void;
@@ -296,6 +338,10 @@ export interface Ports {
   sensors?: Readonly<Record<string, SensorPoke>>;
   /** Identifies this process in claim tokens (unique per container or process). */
   workerId?: string;
+  /** Variables and connections (Airflow's secrets backend); absent: every lookup misses. */
+  secrets?: SecretsSource;
+  /** Sends built-in notifications (SNS, webhooks); absent: notifiers are logged and skipped. */
+  notifier?: Notifier;
   /** Time this worker has left (a Lambda's remaining time); unbounded when absent. */
   remainingMs?: () => number;
 }

@@ -10,6 +10,7 @@ import type { TaskInstance, TaskSpec } from './model.js';
 import { taskKeyString } from './model.js';
 import type { FireMessage, Ports } from './ports.js';
 import { renderDeep } from './template.js';
+import { secretVarsFor } from './secrets.js';
 import { newToken, transition } from './transition.js';
 
 /** Poke targets are spread over this many virtual shards; poker i of N takes v ≡ i (mod N). */
@@ -32,7 +33,7 @@ export function sensorHash(type: string, pokeContext: unknown): { hashcode: stri
 export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: TaskSpec): Promise<void> {
   const s = t.sensor!;
   const now = p.clock.now();
-  const vars = varsFor(rc, ti.taskId);
+  const vars = await secretVarsFor(p, rc, ti.taskId, s.pokeContext);
   const pokeContext = renderDeep(s.pokeContext, vars) as Record<string, unknown>;
   const tryNumber = ti.tryNumber + 1;
   const sensorStartedAt = ti.sensorStartedAt ?? now;

@@ -12,6 +12,7 @@ import type { Ports } from './ports.js';
 import { decideRunState } from './run-state.js';
 import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
+import { armCallback, runCallbackMessage, runEvent, sendCallback } from './callbacks.js';
 import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
 import { limitsApply } from './pool-limits.js';
@@ -223,6 +224,9 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   if (state === 'running') return false;
   const now = p.clock.now();
   const retention = p.config.runRetentionMs;
+  const event = runEvent(rc.spec, state);
+  const callback = event && runCallbackMessage(rc, event);
+  await armCallback(p, callback);
   const r = await p.store.updateRun(
     rc.run.dagId,
     rc.run.runId,
@@ -232,6 +236,7 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   );
   if (!r.ok) return false;
   rc.run = r.item;
+  await sendCallback(p, callback);
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
   await startQueuedRuns(p, rc.run.dagId, { ended: true });

@@ -13,14 +13,17 @@ import type { Ports } from './ports.js';
 import { renderTemplate, type TemplateVars } from './template.js';
 import { varsFor } from './dag-index.js';
 import { retainUntil } from './settle.js';
+import { Connections, Variables, withSecretVars } from './secrets.js';
+import { redact, redactDeep } from './secrets-mask.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 class TaskLog implements TaskLogger {
   constructor(private readonly p: Ports, private readonly fields: Record<string, unknown>) {}
-  info(msg: string, f?: Record<string, unknown>): void { this.p.log.info(msg, { ...this.fields, ...f }); }
-  warn(msg: string, f?: Record<string, unknown>): void { this.p.log.warn(msg, { ...this.fields, ...f }); }
-  error(msg: string, f?: Record<string, unknown>): void { this.p.log.error(msg, { ...this.fields, ...f }); }
+  // Secrets a task read are masked here, whatever the runtime's log sink is.
+  info(msg: string, f?: Record<string, unknown>): void { this.p.log.info(redact(msg), redactDeep({ ...this.fields, ...f })); }
+  warn(msg: string, f?: Record<string, unknown>): void { this.p.log.warn(redact(msg), redactDeep({ ...this.fields, ...f })); }
+  error(msg: string, f?: Record<string, unknown>): void { this.p.log.error(redact(msg), redactDeep({ ...this.fields, ...f })); }
 }
 
 class Xcom {
@@ -32,7 +35,7 @@ class Xcom {
     return (await this.p.store.getXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId, key })) as T;
   }
   async push(key: string, value: unknown): Promise<void> {
-    await this.p.store.putXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId: this.taskId, key }, value, retainUntil(this.p));
+    await this.p.store.putXcom({ dagId: this.rc.run.dagId, runId: this.rc.run.runId, taskId: this.taskId, key }, redactDeep(value), retainUntil(this.p));
   }
 }
 
@@ -50,6 +53,8 @@ export class RunningTaskContext implements TaskContext {
   readonly conf: Record<string, any>;
   readonly xcom: Xcom;
   readonly log: TaskLog;
+  readonly variables: Variables;
+  readonly connections: Connections;
   private vars?: TemplateVars;
 
   constructor(private readonly rc: RunCtx, ti: TaskInstance, p: Ports, readonly signal: AbortSignal) {
@@ -66,11 +71,19 @@ export class RunningTaskContext implements TaskContext {
     this.conf = rc.run.conf;
     this.xcom = new Xcom(p, rc, ti.taskId);
     this.log = new TaskLog(p, { dagId: ti.dagId, runId: ti.runId, taskId: this.taskId, ...(ti.mapIndex !== undefined ? { mapIndex: ti.mapIndex } : {}), tryNumber: ti.tryNumber });
+    this.variables = new Variables(p.secrets);
+    this.connections = new Connections(p.secrets);
   }
 
   render(template: string): string {
     this.vars ??= varsFor(this.rc, this.taskId);
     return renderTemplate(template, this.vars);
+  }
+
+  /** {@link render} with `{{ var... }}` and `{{ conn... }}` read first (an isolated try's render is served by this). */
+  async renderAsync(template: string): Promise<string> {
+    this.vars ??= varsFor(this.rc, this.taskId);
+    return renderTemplate(template, await withSecretVars(this.vars, template, this.variables, this.connections));
   }
 
   // Control signals are thrown, so they interrupt the task wherever they are called, as

@@ -27,6 +27,10 @@ export interface TemplateVars {
   task_id: string;
   params: Record<string, unknown>;
   conf: Record<string, unknown>;
+  /** `{{ var.value.key }}`, `{{ var.json.key.path }}`: present when resolved first (secrets.ts). */
+  var?: { value: Record<string, string>; json: Record<string, unknown> };
+  /** `{{ conn.id.host }}`: present when resolved first (secrets.ts). */
+  conn?: Record<string, Record<string, unknown>>;
 }
 
 const EXPR = /\{\{\s*([^{}]*?)\s*\}\}/g;

@@ -15,6 +15,7 @@ import { assertTransition, isTerminal, type TaskState } from './states.js';
 import { clearEarlierTries } from './xcom-clear.js';
 import { limitMoves, limitsApply } from './pool-limits.js';
 import { isInstanceId } from './mapping-ids.js';
+import { armCallback, sendCallback, taskCallbackMessage, taskEvent } from './callbacks.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -138,11 +139,18 @@ export async function transition(
   // Pool and per-task slots move in the same atomic write (pool-limits.ts).
   const limits = limitMoves(rc.run.dagId, rc.run.runId, t, ti, to, retainUntil(p));
   if (limits) Object.assign(patch, limits.fields);
+  // A callback for this event: its delayed copy is armed before the write (callbacks.ts).
+  const event = taskEvent(t, ti.state, to, opts.mark);
+  const callback = event && taskCallbackMessage(ti, event);
+  await armCallback(p, callback);
   const r = opts.forgetUpstream
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
     : await p.store.updateTask(ti, expectOf(ti), patch, slot, limits?.moves.length ? limits.moves : undefined);
   if (!r.ok) p.metrics.count(r.reason === 'slots' ? 'SlotsFull' : 'LostRaces');
-  else if (to === 'running') await clearEarlierTries(p, r.item);
+  else {
+    if (to === 'running') await clearEarlierTries(p, r.item);
+    await sendCallback(p, callback);
+  }
   return r;
 }
 

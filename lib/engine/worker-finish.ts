@@ -16,6 +16,7 @@ import { deferTask } from './waiting.js';
 import { wakeLimits } from './pools.js';
 import { mapValueField, valueGoesToXcom } from './mapping-values.js';
 import { isInstanceId } from './mapping-ids.js';
+import { redactDeep, redact } from './secrets-mask.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[] }
@@ -41,6 +42,7 @@ export async function failTry(
   noRetry: boolean,
 ): Promise<boolean> {
   const now = p.clock.now();
+  error = redact(error);
   const freesSlot = LEAVES_ACTIVE.has(ti.state) && freesSlots(rc, ti);
   const tries = ti.tryNumber - (ti.tryBase ?? 0);
   if (!noRetry && canRetry(t, tries)) {
@@ -80,7 +82,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   const mapped = mapValueField(ti, outcome.kind === 'success', outcome.kind === 'success' ? outcome.value : undefined);
   if (outcome.kind === 'success' && outcome.value !== undefined && valueGoesToXcom(mapped)) {
     try {
-      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, outcome.value, retainUntil(p));
+      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, redactDeep(outcome.value), retainUntil(p));
     } catch (err) {
       const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
       return failTry(p, rc, t, ti, msg, err instanceof OversizedValueError);

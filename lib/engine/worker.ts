@@ -27,6 +27,7 @@ import { formatDuration } from './duration.js';
 import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
 import { mapItemOf } from './mapping-values.js';
+import { runExecuteCallback } from './callbacks-run.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -88,6 +89,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   } catch (err) {
     return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
   }
+  if (method === 'execute') await runExecuteCallback(p, rc, t, ti);
   const arg: ResumeInput | unknown = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},

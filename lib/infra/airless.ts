@@ -54,6 +54,12 @@ export interface AirlessProps {
    * @default none
    */
   readonly taskPolicies?: iam.PolicyStatement[];
+  /** SSM Parameter Store prefix of Airflow variables (read-only grant on exactly it). @default '/airless/variables/' */
+  readonly variablesPrefix?: string;
+  /** Secrets Manager prefix of Airflow connections (read-only grant on exactly it). @default 'airless/connections/' */
+  readonly connectionsPrefix?: string;
+  /** SNS topics `notify.sns` callbacks may publish to (sns:Publish on these only). @default none */
+  readonly notificationTopicArns?: string[];
   /**
    * Of the tables, queues, buckets, log groups and key. RETAIN also turns on table
    * deletion protection; DESTROY empties the buckets on deletion (for test stacks).
@@ -108,6 +114,9 @@ export class Airless extends Construct {
       workerMaxConcurrency: props.workerMaxConcurrency,
       workerBatchSize: props.workerBatchSize,
       runRetention: props.runRetention,
+      variablesPrefix: props.variablesPrefix,
+      connectionsPrefix: props.connectionsPrefix,
+      notificationTopicArns: props.notificationTopicArns,
       taskPolicies: props.taskPolicies,
       logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy,

@@ -1,3 +1,4 @@
+import { grantSecrets, type SecretsGrantProps } from './secrets-grants.js';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -20,7 +21,7 @@ const ENTRY_EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 /** In the repository its lock file; installed, NodejsFunction finds the user's project from the working directory. */
 const REPO_LOCK = existsSync(`${PROJECT_ROOT}package-lock.json`) ? `${PROJECT_ROOT}package-lock.json` : undefined;
 
-export interface FunctionsProps {
+export interface FunctionsProps extends SecretsGrantProps {
   readonly state: StateTables;
   readonly readyQueue: ReadyQueue;
   readonly bundles: BundleBucket;
@@ -201,6 +202,10 @@ export class Functions extends Construct {
     bundles.grantWriteBlobs(this.worker);
     bundles.grantWriteBlobs(this.registerBundle);
     bundles.grantWriteRegistrations(this.registerBundle);
+    // Sensors render {{ var }} / {{ conn }} wherever they start (tick, worker) and poke (poker).
+    const secretsEnv = grantSecrets(this, [this.tick, this.worker, this.poker], props);
+    // Every function gets the prefixes (one documented environment); only these three may read.
+    for (const fn of this.all) for (const [k, v] of Object.entries(secretsEnv)) fn.addEnvironment(k, v);
     for (const statement of props.taskPolicies ?? []) {
       this.worker.addToRolePolicy(statement);
       this.poker.addToRolePolicy(statement);

@@ -14,6 +14,10 @@ export interface HostContext {
   xcom: { pull(taskId: string, key?: string): Promise<unknown>; push(key: string, value: unknown): Promise<void> };
   log: { info(m: string, f?: Record<string, unknown>): void; warn(m: string, f?: Record<string, unknown>): void; error(m: string, f?: Record<string, unknown>): void };
   render(template: string): string;
+  /** Serves `render` when present: `{{ var... }}` and `{{ conn... }}` are read first (the thread waits meanwhile). */
+  renderAsync?(template: string): Promise<string>;
+  variables?: { get(key: string, opts?: { default?: unknown; deserializeJson?: boolean }): Promise<unknown> };
+  connections?: { get(connId: string): Promise<unknown> };
 }
 
 export interface PoolOptions {
@@ -132,19 +136,33 @@ class Thread {
       job?.host?.log[m.level as 'info' | 'warn' | 'error'](m.msg, m.fields);
     } else if (m.t === 'call') {
       if (!job?.host || m.id !== job.id) return;
-      const x = job.host.xcom;
-      (m.op === 'pull' ? x.pull(m.args[0], m.args[1]) : x.push(m.args[0], m.args[1])).then(
+      const h = job.host;
+      const x = h.xcom;
+      const missing = (what: string) => Promise.reject(new Error(`${what} are not available to this task`));
+      const op: Promise<unknown> =
+        m.op === 'pull' ? x.pull(m.args[0], m.args[1])
+        : m.op === 'push' ? x.push(m.args[0], m.args[1])
+        : m.op === 'var' ? (h.variables?.get(m.args[0], m.args[1]) ?? missing('variables'))
+        : (h.connections?.get(m.args[0]) ?? missing('connections'));
+      op.then(
         (value) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: true, value }),
         (e: Error) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: false, error: { name: e.name, message: e.message } }),
       );
     } else if (m.t === 'render') {
+      // The thread blocks until the reply; the main thread may read variables meanwhile.
+      const host = job!.host!;
+      const reply = (r: { ok: boolean; value?: string; error?: string }) => {
+        this.sync.postMessage(r);
+        Atomics.store(this.flag, 0, 1);
+        Atomics.notify(this.flag, 0);
+      };
+      const fail = (e: unknown) => reply({ ok: false, error: (e as Error).message });
       try {
-        this.sync.postMessage({ ok: true, value: job!.host!.render(m.template) });
+        if (host.renderAsync) host.renderAsync(m.template).then((value) => reply({ ok: true, value }), fail);
+        else reply({ ok: true, value: host.render(m.template) });
       } catch (e) {
-        this.sync.postMessage({ ok: false, error: (e as Error).message });
+        fail(e);
       }
-      Atomics.store(this.flag, 0, 1);
-      Atomics.notify(this.flag, 0);
     } else if (m.t === 'crash' && job) {
       this.job = undefined;
       settled(job);

@@ -17,7 +17,7 @@
  * Protocol (see pool.ts for the other side):
  * - in: `{ t: 'run', id, dagId, taskId, method, ctx, arg }`, `{ t: 'poke', id, type, pc, env }`,
  *   `{ t: 'reply', callId, ok, value | error }`
- * - out: `{ t: 'ready' }` (bundle loaded), `{ t: 'call', id, callId, op, args }` (xcom), `{ t: 'log', level, msg, fields }`,
+ * - out: `{ t: 'ready' }` (bundle loaded), `{ t: 'call', id, callId, op, args }` (xcom pull/push, var, conn), `{ t: 'log', level, msg, fields }`,
  *   `{ t: 'render', template }` (synchronous: answered on the sync port),
  *   `{ t: 'done', id, ok, value | error | control }`, `{ t: 'crash', what, error }`.
  */
@@ -138,14 +138,25 @@ export const THREAD_SOURCE = String.raw`
   // The thread is terminated at the timeout, so its signal never fires; one for all tries
   // (an AbortController costs several µs, a real share of a trivial try).
   const NEVER = new AbortController().signal;
+  class Variables {
+    constructor(id) { this.id = id; }
+    get(key, opts) { return call(this.id, 'var', key, opts === undefined ? undefined : { ...opts }); }
+  }
+  class Connections {
+    constructor(id) { this.id = id; }
+    get(connId) { return call(this.id, 'conn', connId); }
+  }
   class Ctx {
     constructor(id, c) {
       this.dagId = c.dagId; this.runId = c.runId; this.taskId = c.taskId; this.tryNumber = c.tryNumber;
       this.logicalDate = c.logicalDate; this.dataIntervalStart = c.dataIntervalStart; this.dataIntervalEnd = c.dataIntervalEnd;
       this.ds = c.ds; this.params = c.params; this.conf = c.conf;
       this.signal = NEVER;
+      if (c.mapIndex !== undefined) this.mapIndex = c.mapIndex;
       this.xcom = new Xcom(id, c.taskId);
       this.log = LOG;
+      this.variables = new Variables(id);
+      this.connections = new Connections(id);
     }
     render(template) {
       Atomics.store(data.syncFlag, 0, 0);

@@ -32,6 +32,9 @@ import { recoveryDueAt } from '../engine/index.js';
 import { registerManifest, triggerRun, type TriggerOptions } from '../engine/index.js';
 import { isRunTerminal } from '../engine/index.js';
 import { threadsStarting, triesInGrace } from '../isolation/pool.js';
+import { LocalSecrets } from '../adapters/secrets-local.js';
+import type { Notifier, SecretsSource } from '../engine/index.js';
+import { AwsNotifier } from '../adapters/callbacks-notify.js';
 
 export interface RuntimeOptions {
   bundles: BundleSource;
@@ -51,6 +54,10 @@ export interface RuntimeOptions {
   workerId?: string;
   /** Real time in ms for idle detection on a virtual clock (default `performance.now`; tests simulate a slow machine). */
   realNow?: () => number;
+  /** Variables and connections; default: AIRLESS_VAR_x and AIRLESS_CONN_x variables, then .airless/ files (secrets-local.ts). */
+  secrets?: SecretsSource;
+  /** Sends notify.sns / notify.webhook callbacks; default: AwsNotifier (fetch, and SNS with the default credentials). */
+  notifier?: Notifier;
 }
 
 export type RunOutcome = 'done' | 'stalled' | 'stopped';
@@ -96,6 +103,8 @@ export class EmbeddedRuntime {
       config: { ...DEFAULT_CONFIG, maxMapLength: maxMapLengthFrom(process.env), ...opts.config },
       sensors: opts.sensors,
       workerId: opts.workerId ?? 'local',
+      secrets: opts.secrets ?? new LocalSecrets(),
+      notifier: opts.notifier ?? new AwsNotifier(),
     };
   }
 

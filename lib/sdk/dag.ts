@@ -13,6 +13,7 @@ import { applyPriorityWeights, limitOptions, type OwnWeight } from './pools.js';
 import { declareGroup, TaskGroupHandle } from './groups.js';
 import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import { applyExpand } from './mapping.js';
+import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -93,7 +94,10 @@ export class DagDraft {
     this.weights.set(taskId, limits.own);
     if (o.dependsOnPast !== undefined && typeof o.dependsOnPast !== 'boolean') this.fail(`dependsOnPast must be a boolean, got ${JSON.stringify(o.dependsOnPast)}`, taskId);
     if (o.dependsOnPast) spec.dependsOnPast = true;
-    this.tasks.set(taskId, { spec, methods });
+    const cb = collectCallbacks(o as Record<string, unknown>, TASK_CALLBACK_OPTIONS, { dagId: this.dagId, taskId });
+    if (cb.events.length) spec.callbacks = cb.events;
+    if (cb.notify.length) spec.notify = cb.notify;
+    this.tasks.set(taskId, { spec, methods: { ...methods, ...cb.methods } });
     return new Handle(this, taskId, kind);
   }
 
@@ -288,12 +292,18 @@ export function dag<P extends Params = Params>(
   applyPriorityWeights(spec.tasks, draft.weights);
   const dagrunTimeoutMs = draft.duration(o.dagrunTimeout, 'dagrunTimeout');
   if (dagrunTimeoutMs !== undefined) spec.dagrunTimeoutMs = dagrunTimeoutMs;
+  const cb = collectCallbacks(o as Record<string, unknown>, DAG_CALLBACK_OPTIONS, { dagId });
+  if (cb.events.length) spec.callbacks = cb.events as DagSpec['callbacks'];
+  if (cb.notify.length) spec.notify = cb.notify;
   validateDagSpec(spec);
   spec.maxParallelism = dagWidth(spec.tasks);
+  const methods = [...draft.tasks].map(([id, d]): [string, Readonly<Record<string, TaskMethodFn>>] => [id, Object.freeze(d.methods)]);
+  // Run-level callback code sits under the empty task id, which no task can have.
+  if (Object.keys(cb.methods).length) methods.push(['', Object.freeze(cb.methods)]);
   return Object.freeze({
     __airless: 'dag' as const,
     spec,
-    tasks: new Map([...draft.tasks].map(([id, d]) => [id, Object.freeze(d.methods)])),
+    tasks: new Map(methods),
     sensors: [...draft.sensors],
     pools: [...draft.pools],
   });

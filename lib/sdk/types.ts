@@ -3,6 +3,27 @@
  */
 import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
 import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
+import type { NotifierDefinition } from './notify.js';
+
+/** The context of a task callback: the task's, plus what happened. */
+export type TaskCallbackContext<P extends Params = Params> = TaskContext<P> & {
+  event: 'execute' | 'success' | 'failure' | 'retry' | 'skipped';
+  /** The task instance's state when the callback runs. */
+  state: string;
+  /** The try's error (failure, retry). */
+  error?: string;
+};
+
+/** The context of a DAG's run callback (`onSuccess`, `onFailure`). */
+export type RunCallbackContext<P extends Params = Params> = Omit<TaskContext<P>, 'taskId' | 'tryNumber' | 'defer' | 'skip' | 'fail'> & {
+  event: 'success' | 'failure';
+  state: 'success' | 'failed';
+  /** Ids of the run's failed tasks. */
+  failedTasks: string[];
+};
+
+/** A callback: a function of its context, a built-in notifier, or a list of them (run in order, each even if one throws). */
+export type Callbacks<C> = ((ctx: C) => unknown) | NotifierDefinition | ReadonlyArray<((ctx: C) => unknown) | NotifierDefinition>;
 
 export type Duration = string | number;
 
@@ -46,6 +67,16 @@ export interface TaskOptions {
    * been skipped (Airflow's `depends_on_past`; the first instance of the task proceeds).
    */
   dependsOnPast?: boolean;
+  /** Before each try's body runs (Airflow's on_execute_callback). */
+  onExecute?: Callbacks<TaskCallbackContext>;
+  /** After the task succeeded. */
+  onSuccess?: Callbacks<TaskCallbackContext>;
+  /** After the task failed for good (no retry left). */
+  onFailure?: Callbacks<TaskCallbackContext>;
+  /** After a try failed and a retry is scheduled. */
+  onRetry?: Callbacks<TaskCallbackContext>;
+  /** After the task skipped itself (ctx.skip, a sensor's softFail); not for skips by trigger rules or branches, as Airflow. */
+  onSkipped?: Callbacks<TaskCallbackContext>;
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -133,6 +164,10 @@ export interface DagOptions<P extends Params = Params> {
   defaultArgs?: TaskOptions;
   /** A run that has run this long fails; its unfinished tasks end `skipped` (Airflow's dagrun_timeout). */
   dagrunTimeout?: Duration;
+  /** After a run succeeded. */
+  onSuccess?: Callbacks<RunCallbackContext<P>>;
+  /** After a run failed (ctx.failedTasks names the failed tasks). */
+  onFailure?: Callbacks<RunCallbackContext<P>>;
 }
 
 /** Return value of a task body: the XCom value, or a defer/skip marker. */

@@ -68,6 +68,8 @@ describe('default Airless stack', () => {
       expect(Object.keys(fn.Environment.Variables).sort()).toEqual(
         [
           'AIRLESS_BUCKET',
+          'AIRLESS_CONNECTIONS_PREFIX',
+          'AIRLESS_VARIABLES_PREFIX',
           'AIRLESS_DAG_SCHEDULE_GROUP',
           'AIRLESS_QUEUE_ARN',
           'AIRLESS_QUEUE_URL',

@@ -56,6 +56,7 @@ describe('stack outputs -> environment', () => {
       bucket: 'airless-bundles-abc', shards: 8, timerGroup: 'Airless-timers', dagScheduleGroup: 'Airless-dags',
       schedulerRoleArn: '', schedulerDlqArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-SchedDlq',
       workerTimeoutMs: 300_000, runRetentionMs: 90 * 24 * 3600_000,
+      variablesPrefix: '/airless/variables/', connectionsPrefix: 'airless/connections/',
     });
   });
 

@@ -17,6 +17,10 @@ import { S3BundleSource } from './s3-bundles.js';
 import { ScheduleSync } from './schedule-sync.js';
 import { SchedulerTimer } from './scheduler-timer.js';
 import { SqsQueue } from './sqs-queue.js';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from './secrets-aws.js';
+import { AwsNotifier } from '../callbacks-notify.js';
 
 export interface AwsEnv {
   /** Table names by schema id; a table not named here is `tablePrefix` + its suffix. */
@@ -33,6 +37,9 @@ export interface AwsEnv {
   workerTimeoutMs: number;
   runRetentionMs: number;
   maxMapLength?: number;
+  /** SSM Parameter Store prefix of variables, Secrets Manager prefix of connections. */
+  variablesPrefix: string;
+  connectionsPrefix: string;
 }
 
 /**
@@ -65,6 +72,8 @@ export function readAwsEnv(e: Record<string, string | undefined>): AwsEnv {
     workerTimeoutMs: Number(e.AIRLESS_WORKER_TIMEOUT_MS ?? 300_000),
     runRetentionMs: Number(e.AIRLESS_RUN_RETENTION_MS ?? DEFAULT_CONFIG.runRetentionMs),
     maxMapLength: maxMapLengthFrom(e),
+    variablesPrefix: e.AIRLESS_VARIABLES_PREFIX ?? DEFAULT_VARIABLES_PREFIX,
+    connectionsPrefix: e.AIRLESS_CONNECTIONS_PREFIX ?? DEFAULT_CONNECTIONS_PREFIX,
   };
 }
 
@@ -74,6 +83,7 @@ export interface AwsPorts extends Ports {
   clients: AwsClients;
   queue: SqsQueue;
   store: DynamoStore;
+  secrets: AwsSecrets;
 }
 
 /**
@@ -109,6 +119,11 @@ export function awsPorts(
       maxMapLength: env.maxMapLength,
     },
     sensors: builtinSensors({ s3: clients.s3 }),
+    secrets: new AwsSecrets({
+      ssm: new SSMClient({}), secretsManager: new SecretsManagerClient({}),
+      variablesPrefix: env.variablesPrefix, connectionsPrefix: env.connectionsPrefix,
+    }),
+    notifier: new AwsNotifier(),
     workerId: opts.workerId ?? randomUUID().slice(0, 8),
   };
 }
