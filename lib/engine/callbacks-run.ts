@@ -10,6 +10,7 @@ import {
   CALLBACK_RECHECK_MS, DAG_CALLBACKS, callbackMethod, callbackTimerId, eventStatus, type CallbackEvent,
 } from './callbacks.js';
 import { hasTask, loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
+import { baseTaskId } from './mapping-ids.js';
 import type { NotifierSpec, TaskCallbackEvent, TaskInstance, TaskSpec, XcomKey } from './model.js';
 import type { CallbackMessage, LoadedBundle, Ports, RenderedNotifier } from './ports.js';
 import { redact } from './secrets-mask.js';
@@ -99,7 +100,8 @@ async function invoke(
   } catch (err) {
     p.log.error('callback skipped: the bundle cannot be loaded', { ...where, error: (err as Error).message });
   }
-  const fn = bundle?.taskMethod(rc.run.dagId, ti.taskId, callbackMethod(event as TaskCallbackEvent));
+  // A mapped instance (`size#2`) runs its task's callbacks, with its own context (ctx.mapIndex).
+  const fn = bundle?.taskMethod(rc.run.dagId, baseTaskId(ti.taskId), callbackMethod(event as TaskCallbackEvent));
   if (fn) {
     // No timeout of its own: a callback runs in the worker's invocation, whose end (the
     // function timeout) bounds it; see the takeover in handleCallback.

@@ -149,7 +149,7 @@ function validateCallback(o: Fields): CallbackMessage {
     throw new MalformedMessageError(`callback message field "event" must be one of ${CALLBACK_EVENTS.join(', ')}, got ${describe(o.event)}`);
   }
   const m: CallbackMessage = { kind: 'callback', dagId: id(o, 'callback', 'dagId'), runId: runId(o, 'callback'), event: o.event as CallbackMessage['event'] };
-  if (o.taskId !== undefined) m.taskId = id(o, 'callback', 'taskId');
+  if (o.taskId !== undefined) m.taskId = id(o, 'callback', 'taskId', TASK_REF);
   if (o.tryNumber !== undefined) m.tryNumber = nonNegativeInt(o, 'callback', 'tryNumber');
   if (o.verify !== undefined) m.verify = o.verify === true;
   if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'callback', 'attempt');

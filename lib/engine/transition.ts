@@ -140,7 +140,8 @@ export async function transition(
   const limits = limitMoves(rc.run.dagId, rc.run.runId, t, ti, to, retainUntil(p));
   if (limits) Object.assign(patch, limits.fields);
   // A callback for this event: its delayed copy is armed before the write (callbacks.ts).
-  const event = taskEvent(t, ti.state, to, opts.mark);
+  // A mapped task's own item raises none: its instances do, each once (Airflow calls back per mapped instance).
+  const event = t.expand !== undefined && !isInstanceId(ti.taskId) ? undefined : taskEvent(t, ti.state, to, opts.mark);
   const callback = event && taskCallbackMessage(ti, event);
   await armCallback(p, callback);
   const r = opts.forgetUpstream

@@ -30,7 +30,8 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     runs: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan'],
     tasks: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     triggers: ['GetItem', 'PutItem', 'DeleteItem'],
-    kv: ['GetItem'],
+    // pool and per-task counters given back by an expired lease (one transaction with the task).
+    kv: ['GetItem', 'UpdateItem'],
   },
   // a task try: claim, XCom, defer/wait rows, runs a DAG schedule creates, fast follow.
   worker: {
@@ -38,7 +39,8 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     runs: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     tasks: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     triggers: ['PutItem', 'DeleteItem'],
-    kv: ['GetItem', 'PutItem'],
+    // XCom, pool counters, mapped-instance counts, callback claims, a failed try's custom XCom keys cleared.
+    kv: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
   },
   // one shard: list and claim sensor rows, settle sensors and their downstream (a
   // downstream sensor registers its row), end a run whose last task was a sensor (its
@@ -53,7 +55,8 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
   // the DAG registry: upsert, list, delete DAGs a new bundle no longer has (and their specs in kv).
   registerBundle: {
     dags: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Scan'],
-    kv: ['GetItem', 'PutItem', 'DeleteItem'],
+    // specs, and the pools a bundle declares (definePool).
+    kv: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
   },
 };
 

@@ -57,6 +57,23 @@ describe('task and run callbacks', () => {
     expect(calls.find((c) => c.name === 'dag.success')).toMatchObject({ state: 'success', event: 'success', failedTasks: [], runId: run.runId });
   });
 
+  it('a mapped task calls its callbacks once per instance, each with its map index', async () => {
+    const seen: Array<[string, number | undefined]> = [];
+    let executes = 0;
+    const d = dag('cbmap', {}, ({ task }) => {
+      task('size', async (_ctx, file: string) => file.length, {
+        onSuccess: (ctx: any) => { seen.push([ctx.taskId, ctx.mapIndex]); },
+        onExecute: () => { executes += 1; },
+      }).expand(['a.csv', 'bb.csv', 'ccc.csv']);
+    });
+    const { rt } = await makeRuntime([d]);
+    const { run } = await runOnce(rt, 'cbmap');
+    await settle(rt);
+    expect(run.state).toBe('success');
+    expect(seen.sort((a, b) => (a[1] ?? -1) - (b[1] ?? -1))).toEqual([['size', 0], ['size', 1], ['size', 2]]);
+    expect(executes).toBe(3);
+  });
+
   it('a failed run calls the DAG onFailure with the failed tasks; task onFailure once, after the last retry', async () => {
     const { calls, cb } = recorder();
     const d = dag('fails', { onFailure: cb('dag.failure'), onSuccess: cb('dag.success') }, ({ task }) => {

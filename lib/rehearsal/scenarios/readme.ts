@@ -45,6 +45,17 @@ export async function readme(c: ScenarioContext): Promise<void> {
   const transform = again.tasks.find((t) => t.taskId === 'transform');
   check(again.state === 'success' && (transform?.tryNumber ?? 0) >= 2, `the cleared run succeeds again (transform try ${transform?.tryNumber})`);
 
+  // Authoring parity (issue 13): mapping, a pool, maxActiveTisPerDagrun, callbacks, groups, setup/teardown, a short-circuit.
+  const mapped = await cli('trigger', ['mapped_etl']);
+  const mappedRun = runIdOf(mapped.out);
+  check(mapped.code === 0 && mappedRun !== '', `trigger mapped_etl starts a run (${mapped.error ?? ''})`);
+  const mappedEnd = await c.runEnds('mapped_etl', mappedRun);
+  const instances = mappedEnd.tasks.filter((t) => t.taskId.startsWith('size#'));
+  check(mappedEnd.state === 'success' && instances.length === 3 && instances.every((t) => t.state === 'success'),
+    `mapped_etl ends in success with 3 size instances (${mappedEnd.state}: ${mappedEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
+  const pool = await ports.store.getPool('warehouse');
+  check(pool?.free === 4, `the warehouse pool has its 4 slots back (${JSON.stringify(pool)})`);
+
   await r.until(async () => (await ports.store.getTask({ dagId: 'reports', runId: reportsRun, taskId: 'approve' }))?.state === 'deferred', 'reports/approve to wait for its signal');
   check(true, 'reports passed both sensors (poker) and the 10-minute deferral; approve waits for its signal');
   const signal = await cli('signal', ['approve-2026-01-01'], { payload: '{"by":"me"}' });
