@@ -2,7 +2,7 @@
  * What the CLI prints: one line per state change for a person, a summary table at the
  * end, and errors in one line with an exit code (0 ok, 1 run failed, 2 invalid input).
  */
-import { AirlessError, InvalidDagError, InvalidInputError, NotFoundError, BundleError, MalformedMessageError } from '../engine/index.js';
+import { AirlessError, InvalidDagError, InvalidInputError, NotFoundError, BundleError, MalformedMessageError, isInstanceId } from '../engine/index.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 import { groupInstances, instanceRows, mappedNote } from './mapped.js';
@@ -115,9 +115,11 @@ export function taskTable(tasks: TaskInstance[], order: string[]): string {
 /** One line per run: for `--all` and `--runs N`. */
 export function runTable(results: readonly RunResult[]): string {
   const rows = results.map((r) => {
-    const n = (s: string) => r.tasks.filter((t) => t.state === s).length;
+    // Counted per task, as the `tasks` column: a mapped task's instances are summed up in its own state.
+    const tasks = r.tasks.filter((t) => !isInstanceId(t.taskId));
+    const n = (s: string) => tasks.filter((t) => t.state === s).length;
     const dur = r.run.startedAt !== undefined && r.run.endedAt !== undefined ? formatDuration(r.run.endedAt - r.run.startedAt) : '';
-    const failed = r.tasks.filter((t) => t.state === 'failed').map((t) => t.taskId).join(', ');
+    const failed = tasks.filter((t) => t.state === 'failed').map((t) => t.taskId).join(', ');
     return [r.run.dagId, r.run.runId, color(r.run.state), String(r.spec.tasks.length), String(n('success')), String(n('failed') + n('upstream_failed')), dur, failed];
   });
   return table(rows, ['dag', 'run', 'state', 'tasks', 'ok', 'failed', 'duration', 'failed tasks']);
