@@ -7,29 +7,33 @@ import { HttpError } from './http.js';
 import { intQuery, onlyFields, optBool } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { taskInstanceJson } from './shapes.js';
+import { baseTaskId, instanceId, instanceValue, isInstanceId } from '../engine/index.js';
 
 const TI = '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}';
 
-async function loadTi(b: ApiBackend, p: Record<string, string>) {
+/** The task instance a request names: the task, or with `map_index` (query or path) one of its mapped instances. */
+async function loadTi(b: ApiBackend, p: Record<string, string>, url?: URL) {
   const { dag, run } = await needRun(b, p.dag_id, p.dag_run_id);
   const t = needTask(dag.spec, p.task_id);
-  const ti = await b.ports.store.getTask({ dagId: p.dag_id, runId: p.dag_run_id, taskId: p.task_id });
-  return { dag, run, t, ti };
+  const mapIndex = p.map_index !== undefined ? pathIndex(p.map_index) : url ? intQuery(url, 'map_index', -1, -1, 1_000_000) : -1;
+  const id = mapIndex >= 0 ? instanceId(p.task_id, mapIndex) : p.task_id;
+  const ti = await b.ports.store.getTask({ dagId: p.dag_id, runId: p.dag_run_id, taskId: id });
+  if (mapIndex >= 0 && !ti) throw new HttpError(404, `map_index: task ${p.task_id} has no mapped instance ${mapIndex}`);
+  return { dag, run, t, ti, id, mapIndex };
 }
 
-function mapIndexOf(url: URL): number {
-  const m = intQuery(url, 'map_index', -1, -1, 1_000_000);
-  if (m !== -1) throw new HttpError(404, `map_index: task has no mapped instance ${m} (mapped tasks are not supported yet)`);
-  return m;
+function pathIndex(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < -1) throw new HttpError(422, `map_index: must be a whole number from -1, got ${JSON.stringify(v)}`);
+  return n;
 }
 
 async function logs({ b, p, url, req, res }: RouteCtx): Promise<unknown> {
-  const { ti } = await loadTi(b, p);
+  const { ti, mapIndex } = await loadTi(b, p, url);
   const tryNumber = Number(p.try_number);
   if (!Number.isInteger(tryNumber) || tryNumber < 0) throw new HttpError(422, `try_number: must be a whole number, got ${JSON.stringify(p.try_number)}`);
   if (!ti || tryNumber > ti.tryNumber || tryNumber === 0) throw new HttpError(404, `try_number: task ${p.task_id} has no try ${tryNumber} (tries so far: ${ti?.tryNumber ?? 0})`);
-  mapIndexOf(url);
-  const entries = await b.logs.read({ dagId: p.dag_id, runId: p.dag_run_id, taskId: p.task_id, tryNumber });
+  const entries = await b.logs.read({ dagId: p.dag_id, runId: p.dag_run_id, taskId: p.task_id, tryNumber, ...(mapIndex >= 0 ? { mapIndex } : {}) });
   if (/text\/plain/.test(req.headers.accept ?? '') && !/application\/json/.test(req.headers.accept ?? '')) {
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
     res.end(entries.map((e) => `[${e.timestamp}] {${e.level}} ${e.event}`).join('\n'));
@@ -39,13 +43,13 @@ async function logs({ b, p, url, req, res }: RouteCtx): Promise<unknown> {
 }
 
 async function xcomEntries({ b, p, url }: RouteCtx): Promise<unknown> {
-  const { run, ti } = await loadTi(b, p);
-  mapIndexOf(url);
+  const { run, ti, id, mapIndex } = await loadTi(b, p, url);
   const key = url.searchParams.get('xcom_key') ?? 'return_value';
-  const value = ti ? await b.ports.store.getXcom({ dagId: p.dag_id, runId: p.dag_run_id, taskId: p.task_id, key }) : undefined;
+  // A mapped instance keeps a small return value on its own item (instanceValue), a larger one in XCom.
+  const value = !ti ? undefined : mapIndex >= 0 && key === 'return_value' ? await instanceValue(b.ports, ti) : await b.ports.store.getXcom({ dagId: p.dag_id, runId: p.dag_run_id, taskId: id, key });
   const entries = value === undefined ? [] : [{
     key, timestamp: new Date(ti?.endedAt ?? run.logicalDate).toISOString(), logical_date: new Date(run.logicalDate).toISOString(),
-    map_index: -1, task_id: p.task_id, dag_id: p.dag_id, run_id: p.dag_run_id, dag_display_name: p.dag_id, task_display_name: p.task_id, value,
+    map_index: mapIndex, task_id: p.task_id, dag_id: p.dag_id, run_id: p.dag_run_id, dag_display_name: p.dag_id, task_display_name: p.task_id, value,
   }];
   return { xcom_entries: entries, total_entries: entries.length };
 }
@@ -62,8 +66,8 @@ async function xcomEntry(ctx: RouteCtx): Promise<unknown> {
  * try's record only, so earlier tries carry their number and the state implied (`up_for_retry` for a
  * retried try, null before a clear), without their own dates; their logs are kept in full.
  */
-async function tries({ b, p }: RouteCtx): Promise<unknown> {
-  const { run, t, ti } = await loadTi(b, p);
+async function tries({ b, p, url }: RouteCtx): Promise<unknown> {
+  const { run, t, ti } = await loadTi(b, p, url);
   const out = [];
   const n = ti?.tryNumber ?? 0;
   for (let i = 1; i <= n; i++) {
@@ -80,10 +84,24 @@ async function patchTaskInstance({ b, p, body, url }: RouteCtx): Promise<unknown
     if (optBool(body, f, false)) throw new HttpError(422, `${f}: not supported yet (mark each task instance)`);
   }
   if (!MARK_STATES.includes(body.new_state as MarkState)) throw new HttpError(422, `new_state: must be one of ${MARK_STATES.join(', ')}, got ${JSON.stringify(body.new_state)}`);
-  mapIndexOf(url);
-  const { run, t } = await loadTi(b, p);
-  const ti = await markTask(b.ports, p.dag_id, p.dag_run_id, p.task_id, body.new_state as MarkState);
+  const { run, t, id } = await loadTi(b, p, url);
+  const ti = await markTask(b.ports, p.dag_id, p.dag_run_id, id, body.new_state as MarkState);
   return { task_instances: [taskInstanceJson(run, t, t.taskId, ti)], total_entries: 1 };
+}
+
+/** Airflow's listMapped: the mapped instances of a task, in map-index order. */
+async function listMapped({ b, p }: RouteCtx): Promise<unknown> {
+  const { run, t } = await loadTi(b, p);
+  const all = await b.ports.store.listTasks(p.dag_id, p.dag_run_id);
+  const mapped = all.filter((ti) => isInstanceId(ti.taskId) && baseTaskId(ti.taskId) === t.taskId).sort((a, c) => (a.mapIndex ?? 0) - (c.mapIndex ?? 0));
+  const out = mapped.map((ti) => taskInstanceJson(run, t, t.taskId, ti));
+  return { task_instances: out, total_entries: out.length };
+}
+
+/** One task instance by `{map_index}` in the path (-1: the unmapped task). */
+async function oneInstance({ b, p }: RouteCtx): Promise<unknown> {
+  const { run, t, ti } = await loadTi(b, p);
+  return taskInstanceJson(run, t, t.taskId, ti);
 }
 
 export function taskInstanceRoutes(): Route[] {
@@ -93,5 +111,7 @@ export function taskInstanceRoutes(): Route[] {
     { method: 'GET', path: `${TI}/xcomEntries`, handle: xcomEntries },
     { method: 'GET', path: `${TI}/xcomEntries/{xcom_key}`, handle: xcomEntry },
     { method: 'GET', path: `${TI}/tries`, handle: tries },
+    { method: 'GET', path: `${TI}/listMapped`, handle: listMapped },
+    { method: 'GET', path: `${TI}/{map_index}`, handle: oneInstance },
   ];
 }

@@ -6,6 +6,7 @@ import { clearTasks, setPaused, triggerRun } from '../engine/index.js';
 import { downstreamClosure, upstreamClosure } from '../engine/index.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 import { renderDeep, templateVars } from '../engine/index.js';
+import { baseTaskId, isInstanceId } from '../engine/index.js';
 import { engineCall, needDag, needRun, needTask, type ApiBackend } from './backend.js';
 import { HttpError } from './http.js';
 import { boolQuery, intQuery, onlyFields, optBool, optDate, optObject, optString } from './params.js';
@@ -47,7 +48,14 @@ export function renderedFields(spec: DagSpec, run: DagRun, taskId: string): Reco
 
 export function taskInstancesOf(spec: DagSpec, run: DagRun, tis: TaskInstance[]) {
   const byId = new Map(tis.map((ti) => [ti.taskId, ti]));
-  return spec.tasks.map((t) => taskInstanceJson(run, t, t.taskId, byId.get(t.taskId)));
+  // A mapped task is listed as its instances, in map-index order, once it has expanded (as Airflow).
+  const instances = new Map<string, TaskInstance[]>();
+  for (const ti of tis) if (isInstanceId(ti.taskId)) (instances.get(baseTaskId(ti.taskId)) ?? instances.set(baseTaskId(ti.taskId), []).get(baseTaskId(ti.taskId))!).push(ti);
+  return spec.tasks.flatMap((t) => {
+    const mapped = instances.get(t.taskId);
+    if (!mapped) return [taskInstanceJson(run, t, t.taskId, byId.get(t.taskId))];
+    return mapped.sort((a, b) => (a.mapIndex ?? 0) - (b.mapIndex ?? 0)).map((ti) => taskInstanceJson(run, t, t.taskId, ti));
+  });
 }
 
 const CLEAR_FIELDS = ['dry_run', 'start_date', 'end_date', 'only_failed', 'only_running', 'reset_dag_runs', 'task_ids',

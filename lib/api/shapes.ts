@@ -106,15 +106,17 @@ function operatorName(t: TaskSpec | undefined): string | null {
 
 /**
  * Airflow's TaskInstanceResponse. A task with no instance yet (not reached) is reported
- * with state null, as Airflow lists them. `map_index` is -1: mapping does not exist yet.
+ * with state null, as Airflow lists them. A mapped instance (`size#3`) is task `size` with
+ * `map_index` 3; anything else has -1.
  */
 export function taskInstanceJson(run: DagRun, t: TaskSpec | undefined, taskId: string, ti: TaskInstance | undefined, rendered?: Record<string, unknown>) {
+  const mapIndex = ti?.mapIndex ?? -1;
   return {
-    id: `${run.dagId}/${run.runId}/${taskId}/-1`,
+    id: `${run.dagId}/${run.runId}/${taskId}/${mapIndex}`,
     task_id: taskId,
     dag_id: run.dagId,
     dag_run_id: run.runId,
-    map_index: -1,
+    map_index: mapIndex,
     logical_date: iso(run.logicalDate),
     run_after: iso(run.logicalDate),
     start_date: iso(ti?.startedAt),
@@ -139,7 +141,7 @@ export function taskInstanceJson(run: DagRun, t: TaskSpec | undefined, taskId: s
     executor: 'airless',
     executor_config: '{}',
     note: null,
-    rendered_map_index: null,
+    rendered_map_index: mapIndex >= 0 ? String(mapIndex) : null,
     rendered_fields: rendered ?? {},
     trigger: ti?.trigger ? { kind: Object.keys(ti.trigger)[0], spec: ti.trigger, timeout_at: iso(ti.deferTimeoutAt) } : null,
     triggerer_job: null,

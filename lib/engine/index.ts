@@ -45,3 +45,4 @@ export type * from './mapping-store.js';
 export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';
 export { isSensitiveKey, redact, redactDeep } from './secrets-mask.js';
 export { envKey } from './secrets.js';
+export { instanceValue } from './mapping-values.js';

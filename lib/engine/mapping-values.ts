@@ -27,6 +27,12 @@ export function mapValueField(ti: TaskInstance, success: boolean, value: unknown
   return { mapValue: inlineJson(value) ?? IN_XCOM };
 }
 
+/** The return value of one mapped instance: from its item when small, else from XCom. */
+export async function instanceValue(p: Ports, ti: TaskInstance): Promise<unknown> {
+  if (ti.mapValue !== undefined && ti.mapValue !== IN_XCOM) return JSON.parse(ti.mapValue);
+  return p.store.getXcom({ dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, key: 'return_value' });
+}
+
 /** True when a success value must still be written to XCom (it is not kept on the instance item). */
 export function valueGoesToXcom(field: { mapValue?: string }): boolean {
   return field.mapValue === undefined || field.mapValue === IN_XCOM;
