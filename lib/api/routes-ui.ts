@@ -2,7 +2,7 @@
  * Endpoints the UI needs beyond Airflow's public API: the grid of runs × tasks in one
  * response, the DAG structure for the graph, recent runs of every DAG, and signals.
  */
-import { sendSignal } from '../engine/index.js';
+import { baseTaskId, isInstanceId, sendSignal } from '../engine/index.js';
 import type { DagRun, DagSpec } from '../engine/index.js';
 import { TaskState } from '../engine/index.js';
 import { needDag, type ApiBackend } from './backend.js';
@@ -38,9 +38,9 @@ export function groupPath(taskId: string): string[] {
 /**
  * The grid of a DAG: its latest `limit` runs (oldest first, as columns) × its tasks (as
  * rows). Each row holds one state number and one try number per run, so 100 runs × 1,000
- * tasks is one compact response. A mapped task will be one row with `mapped: true` and a
- * per-run count of its instances by state (`counts`), expanded on demand; mapping does
- * not exist yet, so `mapped` is always false today.
+ * tasks is one compact response. A mapped task is one row with `mapped: true`, its own
+ * state (the expanding item's, which ends as its instances decide) and, per run, a count of
+ * its instances by state (`counts`, empty before expansion); `listMapped` lists them.
  */
 export async function gridData(b: ApiBackend, spec: DagSpec, limit: number) {
   const runs = (await b.ports.store.listRuns(spec.dagId, { limit })).sort((x, y) => x.logicalDate - y.logicalDate || x.queuedAt - y.queuedAt);
@@ -48,8 +48,14 @@ export async function gridData(b: ApiBackend, spec: DagSpec, limit: number) {
   const index = new Map(spec.tasks.map((t, i) => [t.taskId, i]));
   const states = spec.tasks.map(() => new Array<number>(runs.length).fill(-1));
   const tries = spec.tasks.map(() => new Array<number>(runs.length).fill(0));
+  const counts = spec.tasks.map((t) => (t.expand ? runs.map(() => ({}) as Record<string, number>) : undefined));
   perRun.forEach((tis, col) => {
     for (const ti of tis) {
+      if (isInstanceId(ti.taskId)) {
+        const perState = counts[index.get(baseTaskId(ti.taskId)) ?? -1]?.[col];
+        if (perState) perState[ti.state] = (perState[ti.state] ?? 0) + 1;
+        continue;
+      }
       const row = index.get(ti.taskId);
       if (row === undefined) continue;
       states[row][col] = STATE_INDEX.get(ti.state) ?? -1;
@@ -64,7 +70,10 @@ export async function gridData(b: ApiBackend, spec: DagSpec, limit: number) {
       start_date: r.startedAt === undefined ? null : new Date(r.startedAt).toISOString(),
       end_date: r.endedAt === undefined ? null : new Date(r.endedAt).toISOString(),
     })),
-    rows: spec.tasks.map((t, i) => ({ task_id: t.taskId, groups: groupPath(t.taskId), mapped: false, states: states[i], tries: tries[i] })),
+    rows: spec.tasks.map((t, i) => ({
+      task_id: t.taskId, groups: groupPath(t.taskId), mapped: t.expand !== undefined, states: states[i], tries: tries[i],
+      ...(counts[i] ? { counts: counts[i] } : {}),
+    })),
   };
 }
 

@@ -39,6 +39,11 @@ describe('mapped task instances in the API', () => {
       expect(logs.map((e: any) => e.event)).toContain('sizing bb.csv');
       expect(logs.map((e: any) => e.event)).not.toContain('sizing a.csv');
       expect((await h.call('GET', `${base}/total/xcomEntries/return_value`)).json.value).toBe(18);
+      const rows = (await h.call('GET', '/ui/grid/mapped_api')).json.rows;
+      expect(rows.map((r: any) => r.task_id)).toEqual(['list_files', 'size', 'total']);
+      expect(rows[1]).toMatchObject({ mapped: true, counts: [{ success: 3 }] });
+      expect(rows[0].mapped).toBe(false);
+      expect(rows[0].counts).toBeUndefined();
     } finally {
       await h.api.close();
     }
