@@ -107,3 +107,28 @@ export function runTemplateVars(run: DagRun, spec: Pick<DagSpec, 'params'>, task
   });
 }
 
+/** Downstream closure of some tasks, the tasks included. */
+export function downstreamClosure(spec: DagSpec, taskIds: Iterable<string>): Set<string> {
+  return closure(spec, taskIds, 'downstream');
+}
+
+/** Upstream closure of some tasks, the tasks included (clear with `include_upstream`). */
+export function upstreamClosure(spec: DagSpec, taskIds: Iterable<string>): Set<string> {
+  return closure(spec, taskIds, 'upstream');
+}
+
+/** The tasks reached from `taskIds` (included) by following `way`; an unknown id is a NotFoundError. */
+function closure(spec: DagSpec, taskIds: Iterable<string>, way: 'upstream' | 'downstream'): Set<string> {
+  const byId = new Map(spec.tasks.map((t) => [t.taskId, t]));
+  const out = new Set<string>();
+  const stack = [...taskIds];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (out.has(id)) continue;
+    const t = byId.get(id);
+    if (!t) throw new NotFoundError(`unknown task ${id} in dag ${spec.dagId}`);
+    out.add(id);
+    stack.push(...t[way]);
+  }
+  return out;
+}

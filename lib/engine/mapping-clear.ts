@@ -6,7 +6,7 @@
  * runs again, queues its cleared instances (mapping-expand.ts). The expansion is not
  * recomputed: the instances keep their elements (docs/mapping.md says so).
  */
-import { taskSpec, type RunCtx } from './dag-index.js';
+import { downstreamClosure, taskSpec, type RunCtx } from './dag-index.js';
 import { baseTaskId, isInstanceId, parseInstanceId, shardOfIndex } from './mapping-ids.js';
 import type { DagSpec, TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
@@ -43,17 +43,4 @@ export async function queueCleared(p: Ports, rc: RunCtx, cleared: readonly TaskI
     if (!running.has(base)) running.set(base, (await p.store.getTask(keyOf(rc, base)))?.state === 'running');
     if (running.get(base)) await queueTask(p, rc, ti);
   }
-}
-
-/** Tasks downstream of `ids`, the ids included (runs.ts has the same walk; it imports this module). */
-function downstreamClosure(spec: DagSpec, ids: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  const stack = [...ids];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (out.has(id)) continue;
-    out.add(id);
-    stack.push(...taskSpec(spec, id).downstream);
-  }
-  return out;
 }

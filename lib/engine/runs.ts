@@ -3,7 +3,9 @@
  * pause, clear, and bundle registration. Starting runs under maxActiveRuns is part of
  * settling (settle.ts), since a run's end starts the next.
  */
-import { loadRunCtx, specFor, type RunCtx } from './dag-index.js';
+import { downstreamClosure, loadRunCtx, specFor, type RunCtx } from './dag-index.js';
+
+export { downstreamClosure, upstreamClosure } from './dag-index.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 import { advanceRun, keyOf, startQueuedRuns } from './settle.js';
 import { transition } from './transition.js';
@@ -137,30 +139,6 @@ export async function setPaused(p: Ports, dagId: string, paused: boolean): Promi
   }
 }
 
-/** Downstream closure of some tasks, the tasks included. */
-export function downstreamClosure(spec: DagSpec, taskIds: Iterable<string>): Set<string> {
-  return closure(spec, taskIds, 'downstream');
-}
-
-/** Upstream closure of some tasks, the tasks included (clear with `include_upstream`). */
-export function upstreamClosure(spec: DagSpec, taskIds: Iterable<string>): Set<string> {
-  return closure(spec, taskIds, 'upstream');
-}
-
-function closure(spec: DagSpec, taskIds: Iterable<string>, way: 'upstream' | 'downstream'): Set<string> {
-  const byId = new Map(spec.tasks.map((t) => [t.taskId, t]));
-  const out = new Set<string>();
-  const stack = [...taskIds];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (out.has(id)) continue;
-    const t = byId.get(id);
-    if (!t) throw new NotFoundError(`unknown task ${id} in dag ${spec.dagId}`);
-    out.add(id);
-    stack.push(...t[way]);
-  }
-  return out;
-}
 
 /**
  * Clears finished tasks (and, by default, their downstream) so they run again, as

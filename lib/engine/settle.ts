@@ -6,7 +6,7 @@
  * worker that finishes a task, a concurrent worker and any number of reconcile ticks
  * can all run these functions on the same run at once.
  */
-import { countsSlots, specFor, taskSpec, type RunCtx } from './dag-index.js';
+import { countsSlots, downstreamClosure, specFor, taskSpec, type RunCtx } from './dag-index.js';
 import type { DagRun, TaskInstance, TaskSpec } from './model.js';
 import type { Ports } from './ports.js';
 import { decideRunState } from './run-state.js';
@@ -172,15 +172,7 @@ function takeEagerSlot(p: Ports, rc: RunCtx, t: TaskSpec): boolean {
  * of a chosen task (the join of an empty branch) is not skipped by the branch.
  */
 function followedBy(rc: RunCtx, chosen: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  const stack = [...chosen];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (out.has(id)) continue;
-    out.add(id);
-    stack.push(...taskSpec(rc.spec, id).downstream);
-  }
-  return out;
+  return downstreamClosure(rc.spec, chosen);
 }
 
 /** Everything that follows a task reaching a terminal state. */

@@ -11,7 +11,7 @@
  * - a task in a setup's scope is upstream-failed (skipped) when that setup failed (was
  *   skipped), whatever its trigger rule (TriggerRuleDep `_evaluate_setup_constraint`).
  */
-import type { RunCtx } from './dag-index.js';
+import { downstreamClosure, upstreamClosure, type RunCtx } from './dag-index.js';
 import type { DagSpec, TaskSpec } from './model.js';
 import type { Ports } from './ports.js';
 
@@ -55,8 +55,8 @@ export function withSetupsAndTeardowns(spec: DagSpec, ids: ReadonlySet<string>):
     if (!t) continue;
     if (t.setup) for (const d of teardownsOf(t)) out.add(d);
     if (t.setup || t.teardown) continue;
-    const below = new Set([...walk(byId, [id], 'downstream')].filter((d) => d !== id && byId.get(d)!.teardown));
-    for (const u of walk(byId, [id], 'upstream')) {
+    const below = new Set([...downstreamClosure(spec, [id])].filter((d) => d !== id && byId.get(d)!.teardown));
+    for (const u of upstreamClosure(spec, [id])) {
       const s = byId.get(u)!;
       if (u === id || !s.setup) continue;
       const tds = teardownsOf(s);
@@ -64,18 +64,6 @@ export function withSetupsAndTeardowns(spec: DagSpec, ids: ReadonlySet<string>):
       out.add(u);
       for (const d of tds) out.add(d);
     }
-  }
-  return out;
-}
-
-function walk(byId: ReadonlyMap<string, TaskSpec>, from: readonly string[], way: 'upstream' | 'downstream'): Set<string> {
-  const out = new Set<string>();
-  const stack = [...from];
-  while (stack.length) {
-    const id = stack.pop()!;
-    if (out.has(id)) continue;
-    out.add(id);
-    stack.push(...(byId.get(id)?.[way] ?? []));
   }
   return out;
 }
@@ -98,8 +86,8 @@ export function indirectSetups(spec: DagSpec, t: TaskSpec): readonly string[] {
   out = [];
   if (!t.teardown && spec.tasks.some((x) => x.setup)) {
     const byId = new Map(spec.tasks.map((x) => [x.taskId, x]));
-    const below = walk(byId, [t.taskId], 'downstream');
-    for (const u of walk(byId, [t.taskId], 'upstream')) {
+    const below = downstreamClosure(spec, [t.taskId]);
+    for (const u of upstreamClosure(spec, [t.taskId])) {
       const s = byId.get(u)!;
       if (u === t.taskId || !s.setup || t.upstream.includes(u)) continue;
       const tds = s.downstream.filter((d) => byId.get(d)!.teardown);
