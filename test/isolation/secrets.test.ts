@@ -14,7 +14,7 @@ import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js
 import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
 import { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
-import type { BundleSource } from '../../lib/engine/ports.js';
+import type { BundleSource } from '../../lib/engine/index.js';
 import { usesSecrets } from '../fixtures/secrets-dags/uses-secrets.js';
 
 let root: string;

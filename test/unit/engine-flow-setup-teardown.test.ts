@@ -5,10 +5,7 @@
  * task clears its setups and teardowns. Runs on both stores.
  */
 import { describe, expect, it } from 'vitest';
-import { clearTasks } from '../../lib/engine/runs.js';
-import type { TriggerRule } from '../../lib/engine/model.js';
-import type { UpstreamOutcome } from '../../lib/engine/states.js';
-import { evaluateTriggerRule } from '../../lib/engine/trigger-rules.js';
+import { clearTasks, evaluateTriggerRule, type TriggerRule, type UpstreamOutcome } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { airflowTeardownDecision, type RefOutcome } from '../helpers/airflow-reference.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidDagError } from '../../lib/engine/index.js';
-import { clearTasks } from '../../lib/engine/runs.js';
+import { clearTasks, InvalidDagError } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime as makeRuntimeAt, runOnce } from '../helpers/runtime.js';
 

@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chain, dag } from 'airless';
-import { InvalidDagError } from '../../lib/engine/errors.js';
-import { validateDagSpec } from '../../lib/engine/index.js';
+import { InvalidDagError, validateDagSpec } from '../../lib/engine/index.js';
 
 const edges = (d: ReturnType<typeof dag>) => d.spec.tasks.flatMap((t) => t.downstream.map((x) => `${t.taskId}>${x}`)).sort();
 const spec = (d: ReturnType<typeof dag>, id: string) => d.spec.tasks.find((t) => t.taskId === id)!;

@@ -10,7 +10,7 @@ import { LocalSecrets, SecretsFile } from '../../lib/adapters/secrets-local.js';
 import { connectionUri, parseConnection, parseConnectionUri } from '../../lib/adapters/secrets-parse.js';
 import { Connections, Variables, secretRefs, withSecretVars } from '../../lib/engine/secrets.js';
 import { isSensitiveKey, maskSecret, redact, redactDeep } from '../../lib/engine/secrets-mask.js';
-import { renderTemplate, templateVars } from '../../lib/engine/template.js';
+import { renderTemplate, templateVars } from '../../lib/engine/index.js';
 
 let dir: string;
 beforeAll(async () => { dir = await mkdtemp(path.join(tmpdir(), 'airless-secrets-')); });
