@@ -140,7 +140,7 @@ async function route(): Promise<void> {
   root.dataset.view = parts[0] === 'dags' ? (parts[2] === 'runs' ? (parts[4] === 'tasks' ? 'task' : 'gantt') : parts[2] ?? 'grid') : 'dags';
   try {
     if (parts[0] !== 'dags' || !parts[1]) await renderDags(root);
-    else if (parts[2] === 'runs' && parts[4] === 'tasks') await renderTask(root, parts[1], parts[3], parts[5], q.get('try') ? Number(q.get('try')) : undefined);
+    else if (parts[2] === 'runs' && parts[4] === 'tasks') await renderTask(root, parts[1], parts[3], parts[5], q.get('try') ? Number(q.get('try')) : undefined, q.has('map_index') ? Number(q.get('map_index')) : -1);
     else if (parts[2] === 'runs') await renderGantt(root, parts[1], parts[3]);
     else if (parts[2] === 'graph') await renderDagGraph(root, parts[1], q);
     else if (parts[2] === 'trigger') await renderTrigger(root, parts[1]);

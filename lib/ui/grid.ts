@@ -2,7 +2,8 @@
  * The grid: runs as columns (oldest left), tasks as rows, one square per task instance in
  * Airflow's state colours. Groups (dotted task id prefixes) are rows of their own with
  * the worst state of their members and collapse on click. Only the rows in view are in
- * the DOM, so 1,000 tasks × 100 runs scrolls as fast as 20 tasks.
+ * the DOM, so 1,000 tasks × 100 runs scrolls as fast as 20 tasks. A mapped task is one row
+ * marked `[ ]` as in Airflow; its cell's tooltip counts the instances by state.
  */
 import { color, esc, STATE_COLORS } from './dom.js';
 
@@ -12,10 +13,10 @@ export function gridStateCss(): string {
 }
 
 export interface GridRun { dag_run_id: string; state: string; run_type: string; logical_date: string; start_date: string | null; end_date: string | null }
-export interface GridRow { task_id: string; groups: string[]; mapped: boolean; states: number[]; tries: number[] }
+export interface GridRow { task_id: string; groups: string[]; mapped: boolean; states: number[]; tries: number[]; counts?: Record<string, number>[] }
 export interface GridData { dag_id: string; state_names: string[]; dag_runs: GridRun[]; rows: GridRow[] }
 
-interface DisplayRow { kind: 'task' | 'group'; id: string; depth: number; states: (string | null)[]; tries: number[] }
+interface DisplayRow { kind: 'task' | 'group'; id: string; depth: number; states: (string | null)[]; tries: number[]; counts?: Record<string, number>[] }
 
 const ROW_H = 20;
 const OVERSCAN = 10;
@@ -58,7 +59,7 @@ export function displayRows(data: GridData, collapsed: ReadonlySet<string>): Dis
       if (collapsed.has(g)) hidden = true;
     }
     if (hidden) continue;
-    out.push({ kind: 'task', id: r.task_id, depth: r.groups.length, states: r.states.map((s) => (s < 0 ? null : data.state_names[s])), tries: r.tries });
+    out.push({ kind: 'task', id: r.task_id, depth: r.groups.length, states: r.states.map((s) => (s < 0 ? null : data.state_names[s])), tries: r.tries, ...(r.mapped ? { counts: r.counts ?? [] } : {}) });
   }
   return out;
 }
@@ -68,6 +69,13 @@ export interface GridHandlers {
   onRun(runId: string): void;
   collapsed: Set<string>;
   selected?: { runId?: string; taskId?: string };
+}
+
+/** A mapped cell's instances by state, as its tooltip shows them: `3 mapped: 2 success, 1 running`. */
+export function mappedSummary(counts: Record<string, number> | undefined): string {
+  const entries = Object.entries(counts ?? {}).filter(([, n]) => n > 0);
+  const total = entries.reduce((s, [, n]) => s + n, 0);
+  return total === 0 ? 'not expanded yet' : `${total} mapped: ${entries.map(([s, n]) => `${n} ${s}`).join(', ')}`;
 }
 
 /** Renders (or re-renders, keeping the scroll position) the grid into `root`. */
@@ -90,7 +98,8 @@ export function renderGrid(root: HTMLElement, data: GridData, h: GridHandlers): 
     for (let i = first; i < last; i++) {
       const r = rows[i];
       const sel = r.id === h.selected?.taskId ? ' sel' : '';
-      const label = r.kind === 'group' ? `${h.collapsed.has(r.id) ? '▸' : '▾'} ${esc(r.id.split('.').pop())}` : esc(r.id.split('.').pop());
+      const name = esc(r.id.split('.').pop()) + (r.counts ? ' <span class="mapped">[ ]</span>' : '');
+      const label = r.kind === 'group' ? `${h.collapsed.has(r.id) ? '▸' : '▾'} ${name}` : name;
       html += `<div class="row ${r.kind}${sel}" style="top:${i * ROW_H}px" data-i="${i}"><div class="name" style="padding-left:${6 + r.depth * 14}px" title="${esc(r.id)}">${label}</div>`;
       // Cells carry only their state and try; colours come from CSS and the tooltip is set on hover,
       // so a paint of 60 rows x 100 runs stays a small string.
@@ -115,7 +124,7 @@ export function renderGrid(root: HTMLElement, data: GridData, h: GridHandlers): 
     if (t.tagName !== 'I' || t.title) return;
     const r = rows[Number(t.closest<HTMLElement>('.row')!.dataset.i)];
     const c = Number(t.dataset.c);
-    t.title = `${r.id} · ${runs[c].dag_run_id} · ${r.states[c] ?? 'no status'}${r.tries[c] > 1 ? ` · try ${r.tries[c]}` : ''}`;
+    t.title = `${r.id} · ${runs[c].dag_run_id} · ${r.states[c] ?? 'no status'}${r.tries[c] > 1 ? ` · try ${r.tries[c]}` : ''}${r.counts ? ` · ${mappedSummary(r.counts[c])}` : ''}`;
   };
   root.onclick = (e) => {
     const t = e.target as HTMLElement;

@@ -1,16 +1,33 @@
 /**
  * The task instance page (details, tries, the log of each try, rendered templates, XCom,
- * clear) and the Gantt chart of a run.
+ * clear; for a mapped task the list of its instances, each a page of its own at
+ * `?map_index=N`) and the Gantt chart of a run.
  */
 import { api, badge, color, enc, esc, flash, fmtDate, fmtDuration } from './dom.js';
 
 const tiPath = (dag: string, run: string, task: string) => `/api/v2/dags/${enc(dag)}/dagRuns/${enc(run)}/taskInstances/${enc(task)}`;
 
-export async function renderTask(root: HTMLElement, dag: string, run: string, task: string, tryWanted: number | undefined): Promise<void> {
-  const [ti, xcom] = await Promise.all([api(tiPath(dag, run, task)), api(`${tiPath(dag, run, task)}/xcomEntries`)]);
+type Instance = { map_index: number; state: string | null; try_number: number; start_date: string | null; end_date: string | null; duration: number | null };
+
+/** The mapped instances of a task, as a table of links to their pages (empty for an unmapped task). */
+function instancesTable(dag: string, run: string, task: string, list: Instance[]): string {
+  if (list.length === 0) return '';
+  const href = (i: number) => `#/dags/${enc(dag)}/runs/${enc(run)}/tasks/${enc(task)}?map_index=${i}`;
+  return `<h3>Mapped instances (${list.length})</h3><table class="list" data-testid="instances"><tr><th>map index</th><th>state</th><th>try</th><th>start</th><th>duration</th></tr>${
+    list.map((m) => `<tr data-map-index="${m.map_index}"><td><a href="${href(m.map_index)}">${m.map_index}</a></td><td>${badge(m.state)}</td><td>${m.try_number}</td><td>${fmtDate(m.start_date)}</td><td>${fmtDuration(m.duration)}</td></tr>`).join('')}</table>`;
+}
+
+export async function renderTask(root: HTMLElement, dag: string, run: string, task: string, tryWanted: number | undefined, mapIndex = -1): Promise<void> {
+  const one = mapIndex >= 0 ? `${tiPath(dag, run, task)}/${mapIndex}` : tiPath(dag, run, task);
+  const q = mapIndex >= 0 ? `?map_index=${mapIndex}` : '';
+  const [ti, xcom, mapped] = await Promise.all([
+    api(one), api(`${tiPath(dag, run, task)}/xcomEntries${q}`),
+    mapIndex >= 0 ? { task_instances: [] } : api(`${tiPath(dag, run, task)}/listMapped`),
+  ]);
   const tries = ti.try_number as number;
   const tryN = tryWanted && tryWanted <= tries ? tryWanted : tries;
-  const log = tryN > 0 ? await api(`${tiPath(dag, run, task)}/logs/${tryN}`) : { content: [] };
+  const log = tryN > 0 ? await api(`${tiPath(dag, run, task)}/logs/${tryN}${q}`) : { content: [] };
+  const self = `#/dags/${enc(dag)}/runs/${enc(run)}/tasks/${enc(task)}`;
   const prev = root.querySelector<HTMLInputElement>('#clear-down');
   const down = prev ? prev.checked : true;
   // A live log keeps its place on refresh, and follows new lines when it was at the end.
@@ -18,10 +35,10 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
   const logTop = oldLog?.scrollTop ?? 0;
   const tail = oldLog ? oldLog.scrollTop + oldLog.clientHeight >= oldLog.scrollHeight - 4 : false;
   root.innerHTML = `
-    <h2><a href="#/dags/${enc(dag)}/grid">${esc(dag)}</a> › <a href="#/dags/${enc(dag)}/runs/${enc(run)}/gantt">${esc(run)}</a> › ${esc(task)} ${badge(ti.state)}</h2>
+    <h2><a href="#/dags/${enc(dag)}/grid">${esc(dag)}</a> › <a href="#/dags/${enc(dag)}/runs/${enc(run)}/gantt">${esc(run)}</a> › ${mapIndex >= 0 ? `<a href="${self}">${esc(task)}</a> [${mapIndex}]` : esc(task)} ${badge(ti.state)}</h2>
     <div class="actions">
       <label><input type="checkbox" id="clear-down" ${down ? 'checked' : ''}> downstream</label>
-      <button id="clear" data-testid="clear">Clear task</button>
+      <button id="clear" data-testid="clear">${mapIndex >= 0 ? 'Clear task (all instances)' : 'Clear task'}</button>
       <button class="mark" data-state="success" data-testid="mark-success">Mark success</button>
       <button class="mark" data-state="failed" data-testid="mark-failed">Mark failed</button>
     </div>
@@ -32,8 +49,9 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
       <tr><th>queued</th><td>${fmtDate(ti.queued_when)}</td><th>map index</th><td>${ti.map_index}</td></tr>
       ${ti.error ? `<tr><th>error</th><td colspan="3" class="err">${esc(ti.error)}</td></tr>` : ''}
     </table>
+    ${instancesTable(dag, run, task, mapped.task_instances as Instance[])}
     <h3>Log</h3>
-    <div class="tries">${Array.from({ length: tries }, (_, i) => `<a class="try${i + 1 === tryN ? ' sel' : ''}" href="#/dags/${enc(dag)}/runs/${enc(run)}/tasks/${enc(task)}?try=${i + 1}">try ${i + 1}</a>`).join('') || '<em>not run yet</em>'}</div>
+    <div class="tries">${Array.from({ length: tries }, (_, i) => `<a class="try${i + 1 === tryN ? ' sel' : ''}" href="${self}?try=${i + 1}${mapIndex >= 0 ? `&map_index=${mapIndex}` : ''}">try ${i + 1}</a>`).join('') || '<em>not run yet</em>'}</div>
     <pre class="log" data-testid="log">${(log.content as { timestamp: string; level: string; event: string; [k: string]: unknown }[]).map((l) => {
       const { timestamp, level, event, ...rest } = l;
       const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
@@ -48,9 +66,9 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
   for (const b of root.querySelectorAll<HTMLButtonElement>('button.mark')) {
     b.onclick = async () => {
       try {
-        await api(tiPath(dag, run, task), { method: 'PATCH', body: { new_state: b.dataset.state } });
-        flash(`marked ${task} ${b.dataset.state}`);
-        await renderTask(root, dag, run, task, undefined);
+        await api(`${tiPath(dag, run, task)}${q}`, { method: 'PATCH', body: { new_state: b.dataset.state } });
+        flash(`marked ${task}${mapIndex >= 0 ? ` [${mapIndex}]` : ''} ${b.dataset.state}`);
+        await renderTask(root, dag, run, task, undefined, mapIndex);
       } catch (err) {
         flash((err as Error).message, 'error');
       }
@@ -63,7 +81,7 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
         method: 'POST', body: { dry_run: false, dag_run_id: run, task_ids: [task], include_downstream: downstream, only_failed: false },
       });
       flash(`cleared ${r.total_entries} task instance(s)`);
-      await renderTask(root, dag, run, task, undefined);
+      await renderTask(root, dag, run, task, undefined, mapIndex);
     } catch (err) {
       flash((err as Error).message, 'error');
     }

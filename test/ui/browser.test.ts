@@ -1,7 +1,7 @@
 /**
  * The UI in real headless Chromium over an embedded runtime with example DAGs: the DAG
  * list, the grid, the trigger form (the run turns green), clear, a try's log, pause,
- * the graph and the Gantt. With AIRLESS_SCREENSHOTS=DIR each view is saved there
+ * the graph and the Gantt, a mapped task's row and instances. With AIRLESS_SCREENSHOTS=DIR each view is saved there
  * (docs/screenshots for the README).
  */
 import path from 'node:path';
@@ -11,10 +11,18 @@ import branching from '../../examples/dags/branching.js';
 import etl from '../../examples/dags/etl_daily.js';
 import fanOutIn from '../../examples/dags/fan_out_in.js';
 import hourly from '../../examples/dags/hourly_catchup.js';
+import { dag } from '../../lib/sdk/index.js';
 import { apiOverRuntime, TOKEN } from '../api/support.js';
 import { launchChromium } from './chromium.js';
 
 const SHOTS = process.env.AIRLESS_SCREENSHOTS;
+const mapped = dag('mapped_ui', { schedule: null }, ({ task }) => {
+  const list = task('list_files', async () => ['a.csv', 'bb.csv', 'ccc.csv']);
+  task('size', async (ctx, file: string) => {
+    ctx.log.info(`sizing ${file}`);
+    return file.length;
+  }).expand(list);
+});
 let h: Awaited<ReturnType<typeof apiOverRuntime>>;
 let browser: Browser;
 let page: Page;
@@ -32,15 +40,15 @@ async function open(hash: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await apiOverRuntime([etl, branching, fanOutIn, hourly]);
+  h = await apiOverRuntime([etl, branching, fanOutIn, hourly, mapped]);
   // Runs like `npm start`: a few days of etl_daily (one with conf full), one of each other DAG.
   for (let d = 1; d <= 5; d++) {
     const run = await h.rt.trigger('etl_daily', { logicalDate: Date.parse(`2026-01-0${d}T02:00:00Z`), conf: d === 3 ? { full: true } : {} });
     await h.rt.runToCompletion('etl_daily', run.runId);
   }
-  for (const dag of ['branching', 'fan_out_in', 'hourly_catchup']) {
-    const run = await h.rt.trigger(dag, { logicalDate: Date.parse('2026-01-01T00:00:00Z') });
-    await h.rt.runToCompletion(dag, run.runId);
+  for (const id of ['branching', 'fan_out_in', 'hourly_catchup', 'mapped_ui']) {
+    const run = await h.rt.trigger(id, { logicalDate: Date.parse('2026-01-01T00:00:00Z') });
+    await h.rt.runToCompletion(id, run.runId);
   }
   browser = await launchChromium();
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 760 } });
@@ -59,7 +67,7 @@ describe('UI in Chromium', () => {
     await page.goto(`${h.api.url}/?token=${TOKEN}`);
     expect(new URL(page.url()).search).toBe('');
     await page.waitForSelector('[data-testid=dags] tr[data-dag]');
-    expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup']);
+    expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup', 'mapped_ui']);
     expect(await page.$$eval('tr[data-dag=etl_daily] .dot', (d) => d.length)).toBe(5);
     await shot('dags');
   });
@@ -98,6 +106,24 @@ describe('UI in Chromium', () => {
     expect(await page.textContent('[data-testid=xcom]')).toMatch(/"rows":42/);
     expect(await page.$$eval('.tries .try', (t) => t.map((x) => x.textContent))).toEqual(['try 1', 'try 2']);
     await shot('task-instance');
+  });
+
+  it('shows a mapped task as one row marked [ ] and lists its instances, each with its own log and XCom', async () => {
+    await open('#/dags/mapped_ui/grid');
+    const size = page.locator('.row.task', { has: page.locator('.name', { hasText: /^size \[ \]$/ }) });
+    await size.locator('i').first().hover();
+    expect(await size.locator('i').first().getAttribute('title')).toMatch(/size · manual__.* · success · 3 mapped: 3 success$/);
+    expect(await page.locator('.row.task .name', { hasText: /^list_files$/ }).count()).toBe(1);
+    const [run] = await h.rt.ports.store.listRuns('mapped_ui', { limit: 1 });
+    await open(`#/dags/mapped_ui/runs/${encodeURIComponent(run.runId)}/tasks/size`);
+    expect(await page.$$eval('[data-testid=instances] tr[data-map-index]', (rows) => rows.map((r) => r.textContent))).toEqual([
+      expect.stringMatching(/^0success1/), expect.stringMatching(/^1success1/), expect.stringMatching(/^2success1/),
+    ]);
+    await open(`#/dags/mapped_ui/runs/${encodeURIComponent(run.runId)}/tasks/size?map_index=1`);
+    expect(await page.textContent('h2')).toMatch(/size \[1\]/);
+    expect(await page.textContent('[data-testid=log]')).toMatch(/sizing bb\.csv/);
+    expect(await page.textContent('[data-testid=xcom]')).toMatch(/return_value\s*6/);
+    expect(await page.locator('[data-testid=instances]').count()).toBe(0);
   });
 
   it('clears a task with its downstream', async () => {
