@@ -3,13 +3,16 @@
  * `onRetry`, `onSkipped`; run `onSuccess`, `onFailure`) and `onExecute` before a try. A
  * callback's code runs through the bundle like a task method (isolated in a thread where
  * tries are), with a context like the task's; notifiers are rendered here and sent through
- * the Notifier port. A callback that throws is logged with its stack and changes no state.
+ * the Notifier port. A callback that throws is logged with its stack and changes no state;
+ * one that runs past its timeout (the task's executionTimeout, else 5 minutes) is abandoned
+ * the same way, its thread killed where tries are isolated.
  * Done markers (an XCom under a reserved key) make the delayed copy of a message a no-op.
  */
 import {
   CALLBACK_RECHECK_MS, DAG_CALLBACKS, callbackMethod, callbackTimerId, eventStatus, type CallbackEvent,
 } from './callbacks.js';
 import { hasTask, loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
+import { formatDuration } from './duration.js';
 import { baseTaskId } from './mapping-ids.js';
 import type { NotifierSpec, TaskCallbackEvent, TaskInstance, TaskSpec, XcomKey } from './model.js';
 import type { CallbackMessage, LoadedBundle, Ports, RenderedNotifier } from './ports.js';
@@ -19,7 +22,10 @@ import { RunningTaskContext } from './task-context.js';
 import { renderDeep, renderTemplate, type TemplateVars } from './template.js';
 import { retainUntil } from './transition.js';
 
-const NEVER_ABORTED = new AbortController().signal;
+class CallbackTimeout extends Error {}
+
+/** How long a callback may run when its task has no executionTimeout (and for run callbacks). */
+export const CALLBACK_TIMEOUT_MS = 5 * 60_000;
 /** Rechecks after which a claimed callback with no done marker is taken over: past any worker's lease, its claimer is gone. */
 const takeoverAttempt = (p: Ports) => Math.ceil((p.config.defaultLeaseMs + p.config.leaseMarginMs) / CALLBACK_RECHECK_MS) + 1;
 /** The XCom task id under which run-level callbacks record that they ran. */
@@ -86,12 +92,33 @@ export async function runExecuteCallback(p: Ports, rc: RunCtx, t: TaskSpec, ti: 
 
 async function runTaskCallbacks(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, event: TaskCallbackEvent): Promise<void> {
   const info = { event, state: ti.state, error: ti.error };
-  await invoke(p, rc, ti, event, info, t.notify, { state: ti.state, error: ti.error ?? '' });
+  await invoke(p, rc, ti, event, info, t.notify, { state: ti.state, error: ti.error ?? '' }, t.executionTimeoutMs);
+}
+
+/**
+ * Runs a callback under its timeout: past it the callback's signal aborts (an isolated
+ * thread is killed) and the call fails with a one-line error. Never past the lease, after
+ * which another worker would take the callback over while this one still ran it.
+ */
+async function withTimeout(p: Ports, timeoutMs: number, abort: AbortController, call: Promise<unknown>): Promise<void> {
+  const ms = Math.min(timeoutMs, p.config.defaultLeaseMs - p.config.leaseMarginMs);
+  const stop = new AbortController();
+  const timeout = p.clock.sleep(ms, stop.signal).then(() => {
+    if (stop.signal.aborted) return;
+    const err = new CallbackTimeout(`timed out after ${formatDuration(ms)}`);
+    abort.abort(err);
+    throw err;
+  });
+  try {
+    await Promise.race([call, timeout]);
+  } finally {
+    stop.abort('callback settled');
+  }
 }
 
 async function invoke(
   p: Ports, rc: RunCtx, ti: TaskInstance, event: TaskCallbackEvent | CallbackEvent, info: Record<string, unknown>,
-  notifiers: NotifierSpec[] | undefined, extra: Record<string, unknown>,
+  notifiers: NotifierSpec[] | undefined, extra: Record<string, unknown>, timeoutMs = CALLBACK_TIMEOUT_MS,
 ): Promise<void> {
   const where = { dagId: rc.run.dagId, runId: rc.run.runId, ...(ti.taskId ? { taskId: ti.taskId, tryNumber: ti.tryNumber } : {}), callback: event };
   let bundle: LoadedBundle | undefined;
@@ -103,17 +130,17 @@ async function invoke(
   // A mapped instance (`size#2`) runs its task's callbacks, with its own context (ctx.mapIndex).
   const fn = bundle?.taskMethod(rc.run.dagId, baseTaskId(ti.taskId), callbackMethod(event as TaskCallbackEvent));
   if (fn) {
-    // No timeout of its own: a callback runs in the worker's invocation, whose end (the
-    // function timeout) bounds it; see the takeover in handleCallback.
-    const ctx = new RunningTaskContext(rc, ti, p, NEVER_ABORTED);
+    const abort = new AbortController();
+    const ctx = new RunningTaskContext(rc, ti, p, abort.signal);
     try {
       await fn.ready?.();
-      await fn(ctx, info);
+      await withTimeout(p, timeoutMs, abort, Promise.resolve().then(() => fn(ctx, info)));
       p.metrics.count('CallbacksRun');
     } catch (err) {
       const e = err as Error & { remoteStack?: string };
       p.metrics.count('CallbacksFailed');
-      ctx.log.error(`callback ${event} failed: ${redact(e?.remoteStack ?? e?.stack ?? String(err))}`, { callback: event });
+      const text = e instanceof CallbackTimeout ? e.message : redact(e?.remoteStack ?? e?.stack ?? String(err));
+      ctx.log.error(`callback ${event} failed: ${text}`, { callback: event });
     }
   }
   for (const n of notifiers ?? []) {

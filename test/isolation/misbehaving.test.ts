@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../lib/adapters/memory/clock.js';
+import type { MemoryLog } from '../../lib/adapters/memory/observe.js';
 import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js';
 import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
 import { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
@@ -38,12 +39,14 @@ describe('isolated tries', () => {
     const other = await rt.trigger('neighbour', { runId: 'other' });
     await rt.trigger('hog', { runId: 'hog' });
     await rt.runUntil(async () => (await rt.ports.store.listActiveRuns()).length === 0, { maxVirtualMs: 60_000 });
+    await rt.runUntil(async () => rt.queue.size === 0, { maxVirtualMs: 60_000 });
     const wallMs = performance.now() - started;
     const tasks = Object.fromEntries((await rt.ports.store.listTasks('misbehaving', bad.runId)).map((t) => [t.taskId, t]));
     const states = Object.fromEntries(Object.entries(tasks).map(([k, t]) => [k, t.state]));
     expect(states, JSON.stringify(Object.values(tasks).map((t) => [t.taskId, t.error]))).toEqual({
-      healthy: 'success', spin: 'failed', ignore_abort: 'failed', exits: 'failed', unhandled: 'failed', throws: 'failed',
+      healthy: 'success', spin: 'failed', ignore_abort: 'failed', exits: 'failed', unhandled: 'failed', throws: 'failed', spin_callback: 'success',
     });
+    expect((rt.ports.log as MemoryLog).lines.filter((l) => l.msg.startsWith('callback ')).map((l) => l.msg)).toEqual(['callback success failed: timed out after 2s']);
     for (const id of ['spin', 'ignore_abort']) {
       expect(tasks[id]!.error).toMatch(/execution timeout/);
       expect(tasks[id]!.endedAt! - tasks[id]!.startedAt!).toBe(2_000);
@@ -61,7 +64,7 @@ describe('isolated tries', () => {
     expect(others.map((t) => t.state)).toEqual(['success', 'success']);
     expect(await rt.ports.store.getXcom({ dagId: 'neighbour', runId: 'other', taskId: 'b', key: 'return_value' }))
       .toEqual({ got: 1n, rendered: '2026-01-01/y' });
-    // Generous: a 60 s spin and a 120 s sleep were cut short.
+    // Generous: two 60 s spins (a try's and a callback's) and a 120 s sleep were cut short.
     expect(wallMs).toBeLessThan(20_000);
   }, 30_000);
 });

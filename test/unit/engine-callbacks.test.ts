@@ -109,6 +109,25 @@ describe('task and run callbacks', () => {
     expect(rt.metrics.get("CallbacksFailed")).toBe(2);
   });
 
+  it('a callback that never returns is abandoned at its timeout, logged in one line, and other work goes on', async () => {
+    const d = dag('hangs', { onSuccess: () => new Promise(() => {}) }, ({ task }) => {
+      task('quick', async () => 'v', { executionTimeout: '2m', onSuccess: () => new Promise(() => {}) });
+    });
+    const other = dag('after_hang', {}, ({ task }) => { task('t', async () => 1); });
+    const { rt } = await makeRuntime([d, other]);
+    const started = rt.clock.now();
+    const { run } = await runOnce(rt, 'hangs');
+    await settle(rt);
+    expect(run.state).toBe('success');
+    const errors = (rt.ports.log as MemoryLog).lines.filter((l) => l.level === 'error').map((l) => l.msg).sort();
+    // The task's callback under its executionTimeout, the run's under the 5-minute default.
+    expect(errors).toEqual(['callback success failed: timed out after 2m', 'callback success failed: timed out after 5m']);
+    expect(rt.metrics.get('CallbacksFailed')).toBe(2);
+    // Well inside the 16-minute lease after which another worker would take the callback over.
+    expect(rt.clock.now() - started).toBeLessThan(10 * 60_000);
+    expect((await runOnce(rt, 'after_hang')).run.state).toBe('success');
+  });
+
   it('a crash between the terminal write and the callback message still runs the callback, once', async () => {
     const { calls, cb } = recorder();
     const d = dag('crashy', { onSuccess: cb('dag.success') }, ({ task }) => {
