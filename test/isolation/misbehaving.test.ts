@@ -38,14 +38,16 @@ describe('isolated tries', () => {
     const bad = await rt.trigger('misbehaving', { runId: 'bad' });
     const other = await rt.trigger('neighbour', { runId: 'other' });
     await rt.trigger('hog', { runId: 'hog' });
+    const spinning = await rt.trigger('spinning_callback', { runId: 'spinning' });
     await rt.runUntil(async () => (await rt.ports.store.listActiveRuns()).length === 0, { maxVirtualMs: 60_000 });
     await rt.runUntil(async () => rt.queue.size === 0, { maxVirtualMs: 60_000 });
     const wallMs = performance.now() - started;
     const tasks = Object.fromEntries((await rt.ports.store.listTasks('misbehaving', bad.runId)).map((t) => [t.taskId, t]));
     const states = Object.fromEntries(Object.entries(tasks).map(([k, t]) => [k, t.state]));
     expect(states, JSON.stringify(Object.values(tasks).map((t) => [t.taskId, t.error]))).toEqual({
-      healthy: 'success', spin: 'failed', ignore_abort: 'failed', exits: 'failed', unhandled: 'failed', throws: 'failed', spin_callback: 'success',
+      healthy: 'success', spin: 'failed', ignore_abort: 'failed', exits: 'failed', unhandled: 'failed', throws: 'failed',
     });
+    expect((await rt.ports.store.getTask({ dagId: 'spinning_callback', runId: spinning.runId, taskId: 'fine' }))?.state).toBe('success');
     expect((rt.ports.log as MemoryLog).lines.filter((l) => l.msg.startsWith('callback ')).map((l) => l.msg)).toEqual(['callback success failed: timed out after 2s']);
     for (const id of ['spin', 'ignore_abort']) {
       expect(tasks[id]!.error).toMatch(/execution timeout/);
