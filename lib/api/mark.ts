@@ -15,6 +15,7 @@ export async function markTask(p: Ports, dagId: string, runId: string, taskId: s
   const r = await engineMark(p, dagId, runId, taskId, to);
   if (r.ok) return r.item;
   if (r.reason === 'no_run') throw new HttpError(404, `dag_run_id: run ${JSON.stringify(runId)} of DAG ${JSON.stringify(dagId)} not found`);
+  if (r.reason === 'finished_instance') throw new HttpError(409, `map_index: mapped instance ${JSON.stringify(taskId)} has finished (${r.current?.state}); mark or clear its task instead`);
   if (r.reason === 'not_reached') throw new HttpError(409, `task_id: task ${JSON.stringify(taskId)} has not been reached in this run; it has no state to change`);
   throw new HttpError(409, `task_id: task ${JSON.stringify(taskId)} changed state while being marked (now ${r.current?.state}); try again`);
 }

@@ -13,12 +13,16 @@ import { afterTerminal, wakeReady } from './settle.js';
 import { transition } from './transition.js';
 import { clearTasks, downstreamClosure } from './runs.js';
 import { wakeLimits } from './pools.js';
+import { isInstanceId } from './mapping-ids.js';
 
 export const MARK_STATES = ['success', 'failed', 'skipped'] as const;
 export type MarkState = (typeof MARK_STATES)[number];
 
-/** Why a mark did not happen: no such run, a task not reached yet, or a lost race. */
-export type MarkResult = { ok: true; item: TaskInstance } | { ok: false; reason: 'no_run' | 'not_reached' | 'raced'; current?: TaskInstance };
+/**
+ * Why a mark did not happen: no such run, a task not reached yet, a lost race, or a
+ * finished mapped instance (its outcome is already counted in its task's map shards).
+ */
+export type MarkResult = { ok: true; item: TaskInstance } | { ok: false; reason: 'no_run' | 'not_reached' | 'raced' | 'finished_instance'; current?: TaskInstance };
 
 /**
  * Sets a task instance's state. A task that has not finished ends now (its worker's late
@@ -36,6 +40,9 @@ export async function markTask(p: Ports, dagId: string, runId: string, taskId: s
   const ti = await p.store.getTask({ dagId, runId, taskId });
   if (!ti) return { ok: false, reason: 'not_reached' };
   if (ti.state === to) return { ok: true, item: ti };
+  // A finished instance has been counted into its task's outcome: changing it alone would
+  // leave the mapped task's state wrong. Mark (or clear) the mapped task instead.
+  if (isInstanceId(taskId) && isTerminal(ti.state)) return { ok: false, reason: 'finished_instance', current: ti };
   const from: TaskState = ti.state;
   const r: Cas<TaskInstance> = await transition(p, rc, ti, to, {
     owner: null, error: to === 'failed' ? 'marked failed' : null, trigger: null, nextMethod: null, nextKwargs: null,

@@ -44,6 +44,10 @@ describe('mapped task instances in the API', () => {
       expect(rows[1]).toMatchObject({ mapped: true, counts: [{ success: 3 }] });
       expect(rows[0].mapped).toBe(false);
       expect(rows[0].counts).toBeUndefined();
+      const marked = await h.call('PATCH', `${base}/size?map_index=1`, { new_state: 'failed' });
+      expect(marked.status).toBe(409);
+      expect(marked.json.detail).toBe('map_index: mapped instance "size#1" has finished (success); mark or clear its task instead');
+      expect((await h.call('GET', `${base}/size/1`)).json.state).toBe('success');
     } finally {
       await h.api.close();
     }

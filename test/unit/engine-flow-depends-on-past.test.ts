@@ -76,4 +76,31 @@ describe('dependsOnPast', () => {
     expect(order).toEqual(['2026-01-02', '2026-01-03', '2026-01-04']);
     expect(most).toBe(1);
   });
+
+  it('a mapped task waits for every instance of the previous run, as Airflow counts all map indexes', async () => {
+    const ran: string[] = [];
+    const d = dag('dop_mapped', {}, ({ task }) => {
+      const files = task('files', async () => ['a', 'b', 'c']);
+      task('size', async (ctx, f: string) => {
+        ran.push(`${f}@${ctx.ds}`);
+        if (ctx.conf.fail === f) throw new Error(`bad ${f}`);
+        return f.length;
+      }, { dependsOnPast: true }).expand(files);
+    });
+    const { rt } = await makeRuntime([d]);
+    const first = await rt.trigger('dop_mapped', { logicalDate: T0, conf: { fail: 'b' } });
+    await rt.runToCompletion('dop_mapped', first.runId);
+    const second = await rt.trigger('dop_mapped', { logicalDate: T0 + DAY });
+    await rt.runUntil(async () => false, { maxVirtualMs: 10 * 60_000 });
+    // Instances 0 and 2 succeeded last time, but one failed instance holds the whole task
+    // (PrevDagrunDep._count_unsuccessful_tis counts every map index of the task).
+    expect((await rt.ports.store.getTask({ dagId: 'dop_mapped', runId: second.runId, taskId: 'size' }))?.state).toBe('scheduled');
+    expect(ran.filter((x) => x.endsWith('01-02'))).toEqual([]);
+    // A finished instance cannot be marked alone (its outcome is counted); its task can.
+    expect(await markTask(rt.ports, 'dop_mapped', first.runId, 'size#1', 'success')).toMatchObject({ ok: false, reason: 'finished_instance' });
+    expect((await markTask(rt.ports, 'dop_mapped', first.runId, 'size', 'success')).ok).toBe(true);
+    await rt.runToCompletion('dop_mapped', second.runId);
+    expect((await rt.ports.store.getRun('dop_mapped', second.runId))!.state).toBe('success');
+    expect(ran.filter((x) => x.endsWith('01-02')).sort()).toEqual(['a@2026-01-02', 'b@2026-01-02', 'c@2026-01-02']);
+  });
 });
