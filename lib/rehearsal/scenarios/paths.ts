@@ -2,16 +2,18 @@
  * Scenario `paths`: the code paths the README and the faults do not reach, each checked by
  * what a user sees and by the gateway's decisions (which function made which call). Every
  * step is deterministic: no check depends on which of two functions wins a race.
- * - The poker ends a run and starts the next: the tick's schedule is disabled first, as an
- *   operator would (GetSchedule, then UpdateSchedule with State DISABLED; the Scheduler
- *   emulator skips disabled schedules), so no reconcile can end the run before the poker.
- *   Two runs of a sensor chain (`maxActiveRuns: 1`, the first with a 400 KB conf offloaded
- *   to `blobs/`): the second waits queued; the poker settles the last sensor of the first,
- *   ends it, then (startQueuedRuns) reads the DAG record and its spec from kv, lists the
- *   queued runs and starts the second, which it ends in turn. The tick is then re-enabled.
  * - A worker killed mid-try of a pooled task: the tick expires its lease, giving the task's
  *   pool slot back in the same transaction (the pool is all free again while the retry
  *   waits), and puts the 16-minute retry on a one-time schedule it creates.
+ * - While that lease runs out, the poker ends a run and starts the next: the tick's
+ *   schedule is disabled, as an operator would (GetSchedule, then UpdateSchedule with
+ *   State DISABLED; the Scheduler emulator skips disabled schedules), so no reconcile can
+ *   end the run before the poker. Two runs of a sensor chain (`maxActiveRuns: 1`, the
+ *   first with a 400 KB conf offloaded to `blobs/`): the second waits queued; the poker
+ *   settles the last sensor of the first, ends it, then (startQueuedRuns) reads the DAG
+ *   record and its spec from kv, lists the queued runs and starts the second, which it
+ *   ends in turn (both "run finished" log lines are the poker's). The tick is then
+ *   re-enabled.
  * - A sensor followed by a 16-minute time sensor: the poker creates the one-time schedule.
  * - A sensor that never holds, in a DAG at `maxActiveRuns: 1`: the tick times it out, ends
  *   the run and lists that DAG's queued runs.
