@@ -44,11 +44,11 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
   },
   // one shard: list and claim sensor rows, settle sensors and their downstream (a
   // downstream sensor registers its row), end a run whose last task was a sensor (its
-  // tasks listed, the DAG's active-run count moved, a queued run started).
+  // tasks listed, the DAG's active-run count moved, a queued run started: its root tasks created).
   poker: {
     dags: ['GetItem', 'UpdateItem'],
     runs: ['GetItem', 'UpdateItem', 'Query'],
-    tasks: ['GetItem', 'UpdateItem', 'Query'],
+    tasks: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     triggers: ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     kv: ['GetItem', 'UpdateItem'],
   },

@@ -37,30 +37,6 @@ export const ALLOWED_UNUSED: readonly AllowedGrant[] = [
     principal: 'RegisterBundle', action: 's3:ListBucket', resource: 'bundlesbucket',
     reason: 'a manifest deleted between its upload and its registration: "bundle not found" in registration.json instead of AccessDenied (same 404 path as the worker, proven by `paths`)',
   },
-  {
-    principal: 'Tick', action: 'dynamodb:UpdateItem', resource: 'StateKv',
-    reason: 'a pooled task (pool, maxActiveTis*) whose lease expires gives its slots back in one transaction with the task; `paths` kills a worker mid-try of an unpooled task only',
-  },
-  // The poker ends a run whose last task was a batched sensor: completeRunIfDone then starts
-  // queued runs (startQueuedRuns reads the DAG record and lists queued runs; specFor reads a
-  // spec kept in kv). `paths` proved these on the grants branch; after the merge of issue 13
-  // its sensor chain is ended by another function, so the path is not reached here. Open item.
-  {
-    principal: 'Poker', action: 'dynamodb:GetItem', resource: 'StateDags',
-    reason: 'startQueuedRuns after the poker ends a run (reads the DAG record); not reached by `paths` since the issue-13 merge (open item)',
-  },
-  {
-    principal: 'Poker', action: 'dynamodb:Query', resource: 'StateRuns',
-    reason: 'startQueuedRuns after the poker ends a run (lists queued runs); not reached by `paths` since the issue-13 merge (open item)',
-  },
-  {
-    principal: 'Poker', action: 'dynamodb:GetItem', resource: 'StateKv',
-    reason: 'specFor of a DAG whose spec is kept in kv, when the poker starts a queued run; not reached by `paths` since the issue-13 merge (open item)',
-  },
-  {
-    principal: 'Tick', action: 'dynamodb:Query', resource: 'StateRuns',
-    reason: 'reconcile lists queued runs when one may start under maxActiveRuns (startQueuedRuns); reached or not by the scenarios depending on which function ends the blocking run first (timing)',
-  },
   ...['Tick', 'Worker', 'Poker'].flatMap((principal) => [
     {
       principal, action: 'ssm:GetParameter', resource: 'parameter/airless/variables/',

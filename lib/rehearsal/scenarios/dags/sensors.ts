@@ -1,8 +1,10 @@
 /**
  * Rehearsal scenario DAGs for the poker and the tick: a batched sensor whose downstream is
- * another batched sensor (the poker registers it and, as the last task, ends the run);
- * one whose downstream is a 16-minute time sensor, past SQS's 15-minute delay (the poker arms
- * a one-time schedule); one that never holds and times out (the tick fails it).
+ * another batched sensor (the poker registers it and, as the last task, ends the run, then
+ * starts the run queued behind it: `maxActiveRuns: 1`); one whose downstream is a 16-minute
+ * time sensor, past SQS's 15-minute delay (the poker arms a one-time schedule); one that
+ * never holds and times out (the tick fails it and, the DAG being at `maxActiveRuns: 1`,
+ * looks for queued runs to start).
  */
 import { dag, defineSensor } from 'airless';
 
@@ -23,6 +25,6 @@ export const timer = dag('rehearsal_sensor_timer', { schedule: null }, ({ sensor
   later.before(done);
 });
 
-export default dag('rehearsal_sensor_timeout', { schedule: null }, ({ sensor }) => {
+export default dag('rehearsal_sensor_timeout', { schedule: null, maxActiveRuns: 1 }, ({ sensor }) => {
   sensor('never', { type: never, pokeContext: { n: 4 } }, { pokeInterval: '1m', timeout: '3m' });
 });
