@@ -73,7 +73,7 @@ export interface Rehearsal {
    * the Scheduler retries per the schedule's RetryPolicy, then dead-letters. Returns the ids.
    */
   refuseInvocations(fragment: string, untilMs: number): string[];
-  /** Delivers the S3 notification of an object again, as S3's at-least-once delivery may (even after the object is gone). Returns deliveries. */
+  /** Delivers the S3 notification of a key (again), as S3's at-least-once delivery may, even after the object is gone. Returns deliveries. */
   redeliverNotification(bucket: string, key: string): Promise<number>;
   stop(): Promise<void>;
 }
@@ -274,8 +274,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         return ids;
       },
       redeliverNotification: async (bucket, key) => {
-        const head = notified.get(`${bucket}/${key}`);
-        if (!head) throw new AirlessError(`redeliverNotification: s3://${bucket}/${key} was never notified`);
+        // A key never notified (its upload's notification lost, the object gone) gets an empty one.
+        const head = notified.get(`${bucket}/${key}`) ?? { size: 0, eTag: '' };
         let n = 0;
         for (const x of notifications.filter((y) => matchesNotification(y, bucket, key))) if (await notify(x, bucket, key, head)) n++;
         return n;

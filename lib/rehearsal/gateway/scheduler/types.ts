@@ -72,6 +72,8 @@ export interface SchedulerEmulator {
   runDue(now: number): Promise<RunDueResult>;
   /** The earliest pending retry of a failed delivery, or undefined. */
   nextRetry(): number | undefined;
+  /** Every dead-letter event sent, in order. */
+  readonly deadLetters: readonly DeadLetter[];
   /** Where authorized dead-letter events are sent. */
   setDeadLetterSink(sink: (d: DeadLetter) => Promise<void>): void;
   /** The earliest pending fire over enabled schedules (may be <= now when due), or undefined. */
