@@ -4,7 +4,7 @@
  */
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { BundleError } from '../engine/index.js';
+import { BundleError, BundleNotFoundError } from '../engine/index.js';
 import type { Manifest } from '../engine/index.js';
 import type { BundleSource, LoadedBundle } from '../engine/index.js';
 import { bundleVersion } from './version.js';
@@ -40,7 +40,8 @@ export class LocalBundleSource implements BundleSource {
       try {
         text = await readFile(file, 'utf8');
       } catch (cause) {
-        throw new BundleError(`bundle version "${version}" not found in ${this.root}`, { cause });
+        const NotFound = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? BundleNotFoundError : BundleError;
+        throw new NotFound(`bundle version "${version}" not found in ${this.root}`, { cause });
       }
       try {
         return JSON.parse(text) as Manifest;

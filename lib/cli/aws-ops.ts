@@ -43,6 +43,7 @@ export async function cmdRuns(p: AwsPorts, dagId: string, out: Out, limit = 25):
     runs.map((r) => [r.runId, color(r.state), r.runType, iso(r.logicalDate), iso(r.startedAt), dur(r.startedAt, r.endedAt)]),
     ['run', 'state', 'type', 'logical date', 'started', 'duration'],
   ));
+  for (const r of runs) if (r.error) out(`${r.runId}: ${r.error}`);
   return 0;
 }
 
@@ -51,7 +52,7 @@ export async function cmdTasks(p: AwsPorts, dagId: string, runId: string, out: O
   const dag = await requireDag(p, dagId);
   const run = await p.store.getRun(dagId, runId);
   if (!run) throw new NotFoundError(`unknown run ${dagId}/${runId}; list runs with \`airless runs ${dagId}\``);
-  out(`run ${runId}: ${color(run.state)}`);
+  out(`run ${runId}: ${color(run.state)}${run.error ? ` (${run.error})` : ''}`);
   out(taskTable(await p.store.listTasks(dagId, runId), dag.spec.tasks.map((t) => t.taskId)));
   return 0;
 }

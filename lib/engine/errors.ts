@@ -42,6 +42,9 @@ export class NotFoundError extends AirlessError {}
 /** A bundle version is missing or its sha256 does not match the manifest. */
 export class BundleError extends AirlessError {}
 
+/** A bundle version (its manifest or its code) does not exist: permanent, unlike AccessDenied or a timeout. */
+export class BundleNotFoundError extends BundleError {}
+
 /** A value is too large to store (after offloading, where offloading exists). */
 export class OversizedValueError extends AirlessError {}
 

@@ -193,6 +193,8 @@ export interface DagRun {
   expiresAt?: number;
   /** When the run times out (dagrunTimeout from its start), enforced by reconcile. */
   timeoutAt?: number;
+  /** Why the run failed when no task of it did (its bundle is gone: orphan-run.ts). */
+  error?: string;
 }
 
 export interface TaskKey {

@@ -14,6 +14,7 @@ import { timeoutSensor } from './poke.js';
 import { scheduleDag } from './runs.js';
 import { expireLease, requeueIfLost, reviewDeferred } from './recover.js';
 import { enforceRunTimeout } from './run-timeout.js';
+import { specOrEndOrphan } from './orphan-run.js';
 
 export interface ReconcileReport {
   due: number;
@@ -47,13 +48,18 @@ export async function reconcile(p: Ports, opts: { limit?: number; schedules?: bo
   report.due = due.length;
   await Promise.all(
     due.map(async (ti) => {
-      const rc = await ctxOf(ti.dagId, ti.runId);
-      if (rc) await reviewDue(p, rc, ti, report).catch((err) => p.log.error('reconcile failed for a task', { ...ti, error: String(err) }));
+      // One task's failure (its run's bundle unreadable) is logged, never the whole tick's.
+      try {
+        const rc = await ctxOf(ti.dagId, ti.runId);
+        if (rc) await reviewDue(p, rc, ti, report);
+      } catch (err) {
+        p.log.error('reconcile failed for a task', { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, state: ti.state, error: String(err) });
+      }
     }),
   );
   const active = await p.store.listActiveRuns();
   const queuedDags = new Set(active.filter((r) => r.state === 'queued').map((r) => r.dagId));
-  for (const dagId of queuedDags) await startQueuedRuns(p, dagId);
+  for (const dagId of queuedDags) await startQueuedRuns(p, dagId).catch((err) => p.log.error('reconcile could not start queued runs', { dagId, error: String(err) }));
   await Promise.all(active.filter((r) => r.state === 'running').map((r) => advance(p, r, report)));
   if (opts.schedules !== false) {
     for (const dag of await p.store.listDags()) {
@@ -68,7 +74,9 @@ async function advance(p: Ports, run: DagRun, report: ReconcileReport): Promise<
   try {
     const fresh = await p.store.getRun(run.dagId, run.runId);
     if (!fresh || fresh.state !== 'running') return;
-    const rc = { run: fresh, spec: await specFor(p, fresh) };
+    const spec = await specOrEndOrphan(p, fresh);
+    if (!spec) return void (await startQueuedRuns(p, fresh.dagId, { ended: true }));
+    const rc = { run: fresh, spec };
     if (await enforceRunTimeout(p, rc)) return void (await startQueuedRuns(p, rc.run.dagId, { ended: true }));
     await advanceRun(p, rc, (ti) => (ti.state === 'queued' ? requeueIfLost(p, ti) : expireLease(p, rc, ti)));
     report.runsAdvanced++;

@@ -172,7 +172,7 @@ export async function clearTasks(
 
 async function reopenRun(p: Ports, rc: RunCtx): Promise<void> {
   if (isRunTerminal(rc.run.state)) {
-    const r = await p.store.updateRun(rc.run.dagId, rc.run.runId, { state: rc.run.state }, { state: 'queued', endedAt: null, expiresAt: null });
+    const r = await p.store.updateRun(rc.run.dagId, rc.run.runId, { state: rc.run.state }, { state: 'queued', endedAt: null, expiresAt: null, ...(rc.run.error !== undefined ? { error: null } : {}) });
     if (r.ok) await startQueuedRuns(p, rc.run.dagId);
     return;
   }

@@ -6,7 +6,7 @@
  * worker that finishes a task, a concurrent worker and any number of reconcile ticks
  * can all run these functions on the same run at once.
  */
-import { countsSlots, downstreamClosure, specFor, taskSpec, type RunCtx } from './dag-index.js';
+import { countsSlots, downstreamClosure, taskSpec, type RunCtx } from './dag-index.js';
 import type { DagRun, TaskInstance, TaskSpec } from './model.js';
 import type { Ports } from './ports.js';
 import { decideRunState } from './run-state.js';
@@ -20,6 +20,7 @@ import { queueLimited } from './pools.js';
 import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
+import { specOrEndOrphan } from './orphan-run.js';
 import { indirectSetups, setupScopeDecision } from './setup-teardown.js';
 import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
@@ -340,7 +341,8 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
       p.metrics.count('LostRaces');
       continue;
     }
-    await advanceRun(p, { run: r.item, spec: await specFor(p, r.item) });
+    const spec = await specOrEndOrphan(p, r.item);
+    if (spec) await advanceRun(p, { run: r.item, spec });
   }
 }
 

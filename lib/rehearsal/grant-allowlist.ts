@@ -18,25 +18,9 @@ export interface AllowedGrant {
 
 /**
  * @example
- * ALLOWED_UNUSED.find((a) => a.action === 'sqs:SendMessage')?.reason;
+ * ALLOWED_UNUSED.find((a) => a.action === 'ssm:GetParameter')?.reason;
  */
 export const ALLOWED_UNUSED: readonly AllowedGrant[] = [
-  {
-    principal: 'InvokerRole', action: 'sqs:SendMessage', resource: 'SchedulerDeadLetterQueue',
-    reason: 'EventBridge Scheduler puts a tick/poker invocation it could not deliver in 60 s into the scheduler DLQ with this role; the rehearsal delivers every fire',
-  },
-  {
-    principal: 'Tick', action: 's3:ListBucket', resource: 'bundlesbucket',
-    reason: 'a run pinned to a deleted bundle version: reconcile reads its manifest, and only ListBucket turns the 403 into a 404 (BundleError "not found", not a retried AccessDenied); proven for the worker by `paths`',
-  },
-  {
-    principal: 'Poker', action: 's3:ListBucket', resource: 'bundlesbucket',
-    reason: 'a sensor of a run pinned to a deleted bundle version: the poker loads that bundle (same 404 path as the worker, proven by `paths`)',
-  },
-  {
-    principal: 'RegisterBundle', action: 's3:ListBucket', resource: 'bundlesbucket',
-    reason: 'a manifest deleted between its upload and its registration: "bundle not found" in registration.json instead of AccessDenied (same 404 path as the worker, proven by `paths`)',
-  },
   ...['Tick', 'Worker', 'Poker'].flatMap((principal) => [
     {
       principal, action: 'ssm:GetParameter', resource: 'parameter/airless/variables/',

@@ -22,7 +22,7 @@ import { createResources, type CreatedResources } from './resources.js';
 import { nextScheduleFire, scheduleFromTemplate } from './schedules.js';
 import { startServers, type LocalServers } from './servers.js';
 import { StackTemplate } from './template.js';
-import { AsyncInvoker, headWhenStored, matchesNotification, s3Event, SqsPoller, type BucketNotification } from './triggers.js';
+import { AsyncInvoker, headWhenStored, matchesNotification, s3Event, sendDeadLetter, SqsPoller, throttled, type BucketNotification } from './triggers.js';
 import { buildFunctions } from './functions.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -67,6 +67,14 @@ export interface Rehearsal {
   /** Resolves when `done()` is true, driving time when warping; rejects after `timeoutMs` of real time. */
   until(done: () => Promise<boolean> | boolean, what: string, timeoutMs?: number): Promise<void>;
   errors: string[];
+  /**
+   * Makes the Lambda service refuse invocations of the functions whose logical id contains
+   * `fragment` until `untilMs` (rehearsal clock), as a throttle (TooManyRequestsException):
+   * the Scheduler retries per the schedule's RetryPolicy, then dead-letters. Returns the ids.
+   */
+  refuseInvocations(fragment: string, untilMs: number): string[];
+  /** Delivers the S3 notification of a key (again), as S3's at-least-once delivery may, even after the object is gone. Returns deliveries. */
+  redeliverNotification(bucket: string, key: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -126,10 +134,13 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
     for (const [id] of template.ofType('AWS::Scheduler::ScheduleGroup')) gateway.scheduler.createGroup(template.physicalName(id));
     for (const [id] of template.ofType('AWS::Scheduler::Schedule')) gateway.scheduler.putSchedule(scheduleFromTemplate(template, id));
     let deliveries = 0;
+    const refused = new Map<string, number>();
+    gateway.scheduler.setDeadLetterSink((d) => sendDeadLetter(direct.sqs, resources, d));
     fire = async (f) => {
       deliveries++;
       try {
         const target = byArn.get(f.target.Arn);
+        if (target && (refused.get(target.spec.logicalId) ?? 0) > clock.now()) throw throttled(target.spec.name);
         if (target) {
           asyncInvoker.enqueue(target, JSON.parse(f.target.Input ?? '{}'));
           return;
@@ -180,6 +191,12 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         });
       }
     }
+    const notified = new Map<string, { size: number; eTag: string }>();
+    const notify = async (n: BucketNotification, bucket: string, key: string, head: { size: number; eTag: string }) => {
+      const allowed = await roles.authorizeService(gateway, 's3.amazonaws.com', 'lambda:InvokeFunction', n.function.spec.arn, { 'aws:SourceArn': `arn:aws:s3:::${bucket}`, 'aws:SourceAccount': '000000000000' });
+      if (allowed) asyncInvoker.enqueue(n.function, s3Event(bucket, key, head.size, head.eTag, clock.now()));
+      return allowed;
+    };
     let decisionCursor = 0;
     let pendingNotifications = 0;
     const scanPuts = () => {
@@ -194,8 +211,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
           void (async () => {
             const head = await headWhenStored(direct.s3, m[1], m[2]);
             if (!head) return;
-            const allowed = await roles.authorizeService(gateway, 's3.amazonaws.com', 'lambda:InvokeFunction', n.function.spec.arn, { 'aws:SourceArn': `arn:aws:s3:::${m[1]}`, 'aws:SourceAccount': '000000000000' });
-            if (allowed) asyncInvoker.enqueue(n.function, s3Event(m[1], m[2], head.size, head.eTag, clock.now()));
+            notified.set(`${m[1]}/${m[2]}`, head);
+            await notify(n, m[1], m[2], head);
           })().catch(onError).finally(() => pendingNotifications--);
         }
       }
@@ -229,7 +246,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         }
         if (idleSince === 0) idleSince = performance.now();
         if (performance.now() - idleSince < 60) return;
-        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now())]
+        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry()]
           .filter((x): x is number => x !== null && x !== undefined);
         if (candidates.length === 0) return;
         clock.jumpTo(Math.max(Math.min(...candidates), clock.now() + 1));
@@ -250,6 +267,19 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
     return {
       template, clock, gateway, endpoint: front.url, functions, outputs, logs, roles, resources, direct, errors,
       accessDenied: () => gateway.decisions.filter((d) => !d.allowed),
+      refuseInvocations: (fragment, untilMs) => {
+        const ids = [...functions.keys()].filter((id) => id.includes(fragment));
+        if (ids.length === 0) throw new AirlessError(`refuseInvocations: no function's logical id contains "${fragment}"`);
+        for (const id of ids) refused.set(id, untilMs);
+        return ids;
+      },
+      redeliverNotification: async (bucket, key) => {
+        // A key never notified (its upload's notification lost, the object gone) gets an empty one.
+        const head = notified.get(`${bucket}/${key}`) ?? { size: 0, eTag: '' };
+        let n = 0;
+        for (const x of notifications.filter((y) => matchesNotification(y, bucket, key))) if (await notify(x, bucket, key, head)) n++;
+        return n;
+      },
       idle,
       until: async (done, what, timeoutMs = 60_000) => {
         const started = performance.now();

@@ -6,7 +6,9 @@
  * allowed `s3:PutObject` decisions and confirmed with HeadObject on s3rver.
  */
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { AirlessError } from '../engine/index.js';
+import type { DeadLetter } from './gateway/index.js';
 import type { RehearsalClock } from './clock.js';
 import type { RehearsalFunction } from './lambda.js';
 import { REGION } from './template.js';
@@ -184,4 +186,19 @@ export async function headWhenStored(s3: S3Client, bucket: string, key: string):
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** What the Lambda service answers a refused (throttled) invocation: retryable, as the Scheduler treats it. */
+export function throttled(functionName: string): Error {
+  return Object.assign(new Error(`Rate Exceeded. (the rehearsal refuses invocations of ${functionName})`), { name: 'TooManyRequestsException', retryable: true });
+}
+
+/** Sends a Scheduler dead-letter event to its queue on the local SQS server, attributes as String message attributes. */
+export async function sendDeadLetter(sqs: SQSClient, resources: { queues: { arn: string; localUrl: string }[] }, d: DeadLetter): Promise<void> {
+  const queue = resources.queues.find((q) => q.arn === d.queueArn);
+  if (!queue) throw new AirlessError(`dead-letter queue ${d.queueArn} of schedule ${d.fire.group}/${d.fire.name} is not in the rehearsal`);
+  await sqs.send(new SendMessageCommand({
+    QueueUrl: queue.localUrl, MessageBody: d.body,
+    MessageAttributes: Object.fromEntries(Object.entries(d.attributes).map(([k, v]) => [k, { DataType: 'String', StringValue: v }])),
+  }));
 }

@@ -2,7 +2,7 @@
  * A BundleSource over DAG definitions already in memory (no esbuild, no files): tests
  * and benchmarks build DAGs with `dag()` and run them directly.
  */
-import { sha256Hex } from '../engine/index.js';
+import { BundleNotFoundError, sha256Hex } from '../engine/index.js';
 import type { Manifest } from '../engine/index.js';
 import type { BundleSource, LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import type { DagDefinition, PoolDefinition, SensorDefinition } from '../sdk/types.js';
@@ -46,7 +46,7 @@ export class InlineBundleSource implements BundleSource {
   }
 
   async load(version: string): Promise<LoadedBundle> {
-    if (version !== this.version) throw new Error(`unknown bundle version ${version}`);
+    if (version !== this.version) throw new BundleNotFoundError(`unknown bundle version ${version}`);
     return this.loaded;
   }
 }

@@ -89,6 +89,13 @@ describe.skipIf(!endpoint)('Lambda handlers end to end (DynamoDB Local, local-aw
     const stored = await aws.clients.s3.send(new GetObjectCommand({ Bucket: aws.bucket, Key: registrationKey(version) }));
     expect(JSON.parse(await stored.Body!.transformToString())).toEqual(result);
 
+    // S3 delivers at least once: a duplicate is answered from registration.json and registers nothing again.
+    const creates = scheduler.commandCalls(CreateScheduleCommand).length;
+    const [again] = (await handler(event, lambdaContext('register-bundle'))) as RegisterResult[];
+    expect(again).toEqual(result);
+    expect(scheduler.commandCalls(CreateScheduleCommand)).toHaveLength(creates);
+    expect((await ports.store.listDags()).map((d) => d.updatedAt)).toEqual(dags.map((d) => d.updatedAt));
+
     expect(scheduler).toHaveReceivedCommandWith(ListSchedulesCommand, { GroupName: 'Airless-dags' });
     expect(scheduler).toHaveReceivedCommandTimes(CreateScheduleCommand, scheduled.length);
     const etl = scheduler.commandCalls(CreateScheduleCommand).map((c) => c.args[0].input).find((i) => i.Name === 'etl_daily');

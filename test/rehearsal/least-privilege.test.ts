@@ -48,24 +48,26 @@ describe('analyzeGrants', () => {
   }, 20_000);
 
   it('lets an unused grant pass only through the allow-list, with its reason', async () => {
-    // The Scheduler invoker role's DLQ send is allow-listed: only AWS's Scheduler uses it, on a failed delivery.
-    const invoker = new StackTemplate('S', {
+    // The tick's read of Airflow variables is allow-listed: no example DAG reads a variable yet.
+    const tick = new StackTemplate('S', {
       Resources: {
-        InvokerRole: { Type: 'AWS::IAM::Role', Properties: {} },
+        TickRole: { Type: 'AWS::IAM::Role', Properties: {} },
         Policy: {
           Type: 'AWS::IAM::Policy',
           Properties: {
-            PolicyName: 'InvokerPolicy', Roles: [{ Ref: 'InvokerRole' }],
+            PolicyName: 'TickPolicy', Roles: [{ Ref: 'TickRole' }],
             PolicyDocument: { Version: '2012-10-17', Statement: [
+              { Effect: 'Allow', Action: 'ssm:GetParameter', Resource: 'arn:aws:ssm:us-east-1:000000000000:parameter/airless/variables/*' },
               { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:us-east-1:000000000000:S-SchedulerDeadLetterQueue1' },
-              { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:us-east-1:000000000000:S-ReadyQueue' },
             ] },
           },
         },
       },
     }, '/nowhere');
-    const report = await analyzeGrants(invoker, []);
-    expect(report.allowed).toEqual([{ grant: expect.stringContaining('SchedulerDeadLetterQueue1'), reason: ALLOWED_UNUSED[0]!.reason }]);
-    expect(report.unused).toEqual(['InvokerRole InvokerPolicy/#2 sqs:SendMessage on arn:aws:sqs:us-east-1:000000000000:S-ReadyQueue']);
+    const report = await analyzeGrants(tick, []);
+    const variables = ALLOWED_UNUSED.find((a) => a.principal === 'Tick' && a.action === 'ssm:GetParameter')!;
+    expect(report.allowed).toEqual([{ grant: expect.stringContaining('parameter/airless/variables/'), reason: variables.reason }]);
+    // The scheduler DLQ send is proven by the recovery scenario now: unused, it is reported.
+    expect(report.unused).toEqual(['TickRole TickPolicy/#2 sqs:SendMessage on arn:aws:sqs:us-east-1:000000000000:S-SchedulerDeadLetterQueue1']);
   }, 20_000);
 });

@@ -10,6 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scheduler } from '../../lib/rehearsal/gateway/scheduler/emulator.js';
 import { startGateway, type Gateway, type PolicyDocument, type Principal, type ScheduleFire } from '../../lib/rehearsal/gateway/index.js';
+import type { DeadLetter } from '../../lib/rehearsal/gateway/scheduler/dead-letter.js';
 
 const ACCOUNT = '000000000000';
 const T0 = Date.parse('2026-03-27T00:00:00Z');
@@ -198,6 +199,18 @@ describe('rehearsal gateway: EventBridge Scheduler emulator', () => {
     expect(gw.decisions.at(-1)).toMatchObject({ principal: 'SchedulerTarget', action: 'sqs:SendMessage', resource: `arn:aws:sqs:us-east-1:${ACCOUNT}:other`, allowed: false });
   });
 
+  it('a denied target goes straight to the dead-letter queue, and a DLQ the role may not send to is a recorded denial', async () => {
+    now = Date.parse('2026-07-02T00:00:00Z');
+    const dlq = `arn:aws:sqs:us-east-1:${ACCOUNT}:scheduler-dlq`;
+    await client.send(new CreateScheduleCommand(base({ Name: 'denied-dlq', ScheduleExpression: 'at(2026-07-02T00:01:00)', Target: { Arn: `arn:aws:sqs:us-east-1:${ACCOUNT}:other`, RoleArn: TARGET_ROLE, DeadLetterConfig: { Arn: dlq } } })));
+    now += 5 * 60_000;
+    const r = await gw.scheduler.runDue(now);
+    expect(r.denied.map((f) => f.name)).toEqual(['denied-dlq']);
+    expect(r.deadLettered).toEqual([]);
+    expect(gw.scheduler.nextRetry()).toBeUndefined();
+    expect(gw.decisions.at(-1)).toMatchObject({ principal: 'SchedulerTarget', action: 'sqs:SendMessage', resource: dlq, allowed: false });
+  });
+
   it('after a far clock jump keeps the newest maxFiresPerCall fires, oldest first', () => {
     let t = T0;
     const s = new Scheduler({ region: 'us-east-1', accountId: ACCOUNT, clock: () => t, authorizeFire: async () => true, maxFiresPerCall: 3 });
@@ -205,5 +218,83 @@ describe('rehearsal gateway: EventBridge Scheduler emulator', () => {
     t = T0 + 10 * 60_000;
     expect(s.dueFires(t).map((f) => (f.fireTime - T0) / 60_000)).toEqual([8, 9, 10]);
     expect(s.nextDue()).toBe(T0 + 11 * 60_000);
+  });
+});
+
+describe('rehearsal Scheduler emulator: failed deliveries, retries and the dead-letter queue', () => {
+  const DLQ = `arn:aws:sqs:us-east-1:${ACCOUNT}:SchedulerDeadLetterQueue`;
+  const FN = `arn:aws:lambda:us-east-1:${ACCOUNT}:function:tick`;
+  const throttle = () => Object.assign(new Error('Rate Exceeded.'), { name: 'TooManyRequestsException' });
+
+  /** An emulator on a fake clock whose target refuses the first `failures` attempts. */
+  function emulator(policy: { MaximumRetryAttempts?: number; MaximumEventAgeInSeconds?: number }, failures: number, error: () => Error = throttle) {
+    let t = T0;
+    const authorized: string[] = [];
+    const attempts: number[] = [];
+    const sent: DeadLetter[] = [];
+    const s = new Scheduler({
+      region: 'us-east-1', accountId: ACCOUNT, clock: () => t,
+      authorizeFire: async (f) => (authorized.push(f.target.Arn), true),
+      onFire: async () => {
+        attempts.push(t - T0 - 60_000);
+        if (attempts.length <= failures) throw error();
+      },
+    });
+    s.setDeadLetterSink(async (d) => void sent.push(d));
+    s.create({ Name: 'tick', ScheduleExpression: 'at(2026-03-27T00:01:00)', FlexibleTimeWindow: { Mode: 'OFF' }, Target: { Arn: FN, RoleArn: TARGET_ROLE, Input: '{"kind":"tick"}', DeadLetterConfig: { Arn: DLQ }, RetryPolicy: policy } });
+    /** runDue at each offset (ms after the fire time), in order. */
+    const at = async (...offsets: number[]) => {
+      for (const o of offsets) {
+        t = T0 + 60_000 + o;
+        await s.runDue(t);
+      }
+    };
+    return { s, at, attempts, authorized, sent };
+  }
+
+  it('retries with back-off (10 s, 20 s) until MaximumRetryAttempts, then sends the input to the DLQ with the attributes AWS sets', async () => {
+    const { s, at, attempts, authorized, sent } = emulator({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 }, 99);
+    await at(0, 5_000);
+    expect(s.nextRetry()).toBe(T0 + 70_000);
+    await at(10_000, 29_000, 30_000, 120_000);
+    expect(attempts).toEqual([0, 10_000, 30_000]);
+    expect(s.nextRetry()).toBeUndefined();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      queueArn: DLQ, body: '{"kind":"tick"}',
+      attributes: {
+        ERROR_CODE: 'TooManyRequestsException', ERROR_MESSAGE: 'Rate Exceeded.', EXHAUSTED_RETRY_CONDITION: 'MaximumRetryAttempts',
+        IS_PAYLOAD_TRUNCATED: 'false', RETRY_ATTEMPTS: '2', SCHEDULED_TIME: '2026-03-27T00:01:00Z',
+        SCHEDULE_ARN: `arn:aws:scheduler:us-east-1:${ACCOUNT}:schedule/default/tick`, TARGET_ARN: FN,
+      },
+    });
+    expect(sent[0].attributes.EXECUTION_ID).toMatch(/^[0-9a-f-]{36}$/);
+    // The DLQ send was authorized as the schedule's role, after the three target attempts.
+    expect(authorized).toEqual([FN, FN, FN, DLQ]);
+    expect(s.deadLetters).toEqual(sent);
+  });
+
+  it('stops at MaximumEventAgeInSeconds when the next retry would come later', async () => {
+    const { at, attempts, sent } = emulator({ MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 60 }, 99);
+    await at(0, 10_000, 30_000);
+    expect(attempts).toEqual([0, 10_000, 30_000]);
+    expect(sent.map((d) => [d.attributes.EXHAUSTED_RETRY_CONDITION, d.attributes.RETRY_ATTEMPTS])).toEqual([['MaximumEventAgeInSeconds', '2']]);
+  });
+
+  it('delivers on a retry once the target accepts again: nothing goes to the DLQ', async () => {
+    const { s, at, attempts, sent } = emulator({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 }, 1);
+    await at(0, 10_000, 60_000);
+    expect(attempts).toEqual([0, 10_000]);
+    expect(sent).toEqual([]);
+    expect(s.nextRetry()).toBeUndefined();
+  });
+
+  it('an error retrying cannot cure goes to the DLQ at once, without EXHAUSTED_RETRY_CONDITION', async () => {
+    const gone = () => Object.assign(new Error('Function not found'), { name: 'ResourceNotFoundException', retryable: false });
+    const { at, attempts, sent } = emulator({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 }, 99, gone);
+    await at(0, 10_000);
+    expect(attempts).toEqual([0]);
+    expect(sent[0].attributes).toMatchObject({ ERROR_CODE: 'ResourceNotFoundException', RETRY_ATTEMPTS: '0' });
+    expect(sent[0].attributes.EXHAUSTED_RETRY_CONDITION).toBeUndefined();
   });
 });

@@ -3,7 +3,8 @@
  * only manifests; no bundle code runs here), the DAG registry updated, the recurring
  * schedules synced, and the result written beside the manifest for `airless push`.
  */
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
+import { isAwsError, wrapAwsError } from './aws-errors.js';
 import { BundleError, registerManifest, BUILTIN_SENSOR_TYPES, validateDagSpec, type DagSpec } from '../../engine/index.js';
 import type { AwsPorts } from './wiring.js';
 
@@ -38,6 +39,15 @@ export async function registerBundleVersion(p: AwsPorts, key: string): Promise<R
   const version = m[1];
   let result: RegisterResult;
   try {
+    // S3 delivers notifications at least once: a repeat of one already registered (`push`
+    // deletes the verdict before it uploads) must not register that version again, which
+    // would roll the registry back to it when a newer version came since. Checked before
+    // the manifest, which a warm container may still hold after the object is gone.
+    const previous = await readRegistration(p, version);
+    if (previous?.ok) {
+      p.log.info('duplicate notification of a registered bundle ignored', { version });
+      return previous;
+    }
     const manifest = await p.bundles.manifest(version);
     if (manifest.formatVersion !== 1 || !Array.isArray(manifest.dags)) throw new BundleError(`manifest of ${version} has an unknown format`);
     for (const spec of manifest.dags) validateDagSpec(spec, { knownSensorTypes: [...BUILTIN_SENSOR_TYPES, ...(manifest.sensorTypes ?? [])] });
@@ -56,6 +66,17 @@ export async function registerBundleVersion(p: AwsPorts, key: string): Promise<R
     Body: JSON.stringify(result), ContentType: 'application/json',
   }));
   return result;
+}
+
+/** The verdict an earlier delivery wrote for `version`, if any (404 needs s3:ListBucket, else 403). */
+async function readRegistration(p: AwsPorts, version: string): Promise<RegisterResult | undefined> {
+  try {
+    const res = await p.clients.s3.send(new GetObjectCommand({ Bucket: p.env.bucket, Key: registrationKey(version) }));
+    return JSON.parse((await res.Body?.transformToString()) ?? '') as RegisterResult;
+  } catch (e) {
+    if (e instanceof NoSuchKey || isAwsError(e, 'NoSuchKey', 'NotFound')) return undefined;
+    throw wrapAwsError(`S3 GetObject s3://${p.env.bucket}/${registrationKey(version)}`, e);
+  }
 }
 
 /**

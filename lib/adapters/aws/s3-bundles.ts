@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { loadIsolatedBundle as defaultLoadBundle } from '../../isolation/isolated-bundle.js';
-import { BundleError } from '../../engine/index.js';
+import { BundleError, BundleNotFoundError } from '../../engine/index.js';
 import { canonicalJson, sha256Hex } from '../../engine/index.js';
 import type { Manifest } from '../../engine/index.js';
 import type { BundleSource, LoadedBundle, Metrics } from '../../engine/index.js';
@@ -129,7 +129,7 @@ export class S3BundleSource implements BundleSource {
       return await res.Body.transformToByteArray();
     } catch (e) {
       if (e instanceof NoSuchKey || isAwsError(e, 'NoSuchKey', 'NotFound')) {
-        throw new BundleError(`bundle version ${version} not found: s3://${this.bucket}/${key} does not exist`, {
+        throw new BundleNotFoundError(`bundle version ${version} not found: s3://${this.bucket}/${key} does not exist`, {
           cause: e,
         });
       }

@@ -44,7 +44,7 @@
  */
 import type { SchedulerEmulator, ScheduleFire } from './scheduler/types.js';
 
-export type { SchedulerEmulator, ScheduleFire, ScheduleTarget, Schedule, ScheduleInput } from './scheduler/types.js';
+export type { SchedulerEmulator, ScheduleFire, ScheduleTarget, Schedule, ScheduleInput, DeadLetter, RunDueResult } from './scheduler/types.js';
 
 /** An IAM policy document as it appears in a CloudFormation template (already resolved to strings). */
 export interface PolicyDocument {

@@ -5,7 +5,8 @@
  */
 import { invalid, SchedulerApiError } from './errors.js';
 import { nextFire, type Expression } from './expressions.js';
-import type { Schedule, ScheduleFire, ScheduleInput, SchedulerEmulator } from './types.js';
+import { deadLetterOf, isRetryable, nextAttempt, type DeadLetter, type Exhausted, type PendingRetry } from './dead-letter.js';
+import type { RunDueResult, Schedule, ScheduleFire, ScheduleInput, SchedulerEmulator } from './types.js';
 import { checkName, checkSchedule } from './validate.js';
 
 interface Entry {
@@ -39,6 +40,10 @@ export interface ListInput { GroupName?: string; NamePrefix?: string; State?: st
 export class Scheduler implements SchedulerEmulator {
   private readonly groups = new Map<string, Group>();
   private readonly entries = new Map<string, Entry>();
+  private retries: PendingRetry[] = [];
+  private deadLetterSink?: (d: DeadLetter) => Promise<void>;
+  /** Every dead-letter event sent, in order. */
+  readonly deadLetters: DeadLetter[] = [];
 
   constructor(private readonly deps: EmulatorDeps) {
     this.createGroup('default');
@@ -178,23 +183,55 @@ export class Scheduler implements SchedulerEmulator {
     return this.deps.authorizeFire(fire);
   }
 
-  async runDue(now: number): Promise<{ delivered: ScheduleFire[]; denied: ScheduleFire[]; failed: { fire: ScheduleFire; error: unknown }[] }> {
-    const delivered: ScheduleFire[] = [];
-    const denied: ScheduleFire[] = [];
-    const failed: { fire: ScheduleFire; error: unknown }[] = [];
-    for (const fire of this.dueFires(now)) {
+  async runDue(now: number): Promise<RunDueResult> {
+    const result: RunDueResult = { delivered: [], denied: [], failed: [], retrying: [], deadLettered: [] };
+    const retries = this.retries.filter((r) => r.at <= now);
+    this.retries = this.retries.filter((r) => r.at > now);
+    const attempts = [...retries, ...this.dueFires(now).map((fire) => ({ fire, attempt: 0, at: now }))];
+    for (const { fire, attempt } of attempts) {
       if (!(await this.authorizeFire(fire))) {
-        denied.push(fire);
+        result.denied.push(fire);
+        const error = Object.assign(new Error(`${fire.target.RoleArn} may not deliver to ${fire.target.Arn}`), { name: 'AccessDeniedException', retryable: false });
+        await this.giveUp(fire, error, attempt, undefined, result);
         continue;
       }
       try {
         await this.deps.onFire?.(fire);
-        delivered.push(fire);
+        result.delivered.push(fire);
       } catch (error) {
-        failed.push({ fire, error });
+        result.failed.push({ fire, error });
+        const next = nextAttempt(fire, attempt, this.deps.clock(), isRetryable(error));
+        if ('retryAt' in next) {
+          this.retries.push({ fire, attempt: attempt + 1, at: next.retryAt });
+          result.retrying.push(fire);
+        } else await this.giveUp(fire, error, attempt, next.exhausted, result);
       }
     }
-    return { delivered, denied, failed };
+    return result;
+  }
+
+  /** The next retry of a fire that failed, or undefined. */
+  nextRetry(): number | undefined {
+    return this.retries.length ? Math.min(...this.retries.map((r) => r.at)) : undefined;
+  }
+
+  /** Where dead-letter events go once authorized (the rehearsal sends them to its SQS server). */
+  setDeadLetterSink(sink: (d: DeadLetter) => Promise<void>): void {
+    this.deadLetterSink = sink;
+  }
+
+  /** Sends the dead-letter event, authorized as the schedule's role (sts:AssumeRole, then sqs:SendMessage on the queue). */
+  private async giveUp(fire: ScheduleFire, error: unknown, retries: number, exhausted: Exhausted | undefined, result: RunDueResult): Promise<void> {
+    const d = deadLetterOf(fire, error, retries, exhausted);
+    if (!d) return;
+    if (!(await this.deps.authorizeFire({ ...fire, target: { ...fire.target, Arn: d.queueArn } }))) return;
+    try {
+      await this.deadLetterSink?.(d);
+      this.deadLetters.push(d);
+      result.deadLettered.push(d);
+    } catch (e) {
+      result.failed.push({ fire, error: e });
+    }
   }
 }
 

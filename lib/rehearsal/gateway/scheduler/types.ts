@@ -1,4 +1,18 @@
 /** Types of the in-process EventBridge Scheduler emulator (field names as in the Scheduler API). */
+import type { DeadLetter } from './dead-letter.js';
+
+export type { DeadLetter } from './dead-letter.js';
+
+export interface RunDueResult {
+  delivered: ScheduleFire[];
+  denied: ScheduleFire[];
+  /** Attempts that threw (retried or given up). */
+  failed: { fire: ScheduleFire; error: unknown }[];
+  /** Fires put back for a retry. */
+  retrying: ScheduleFire[];
+  /** Dead-letter events sent. */
+  deadLettered: DeadLetter[];
+}
 
 export interface ScheduleTarget {
   Arn: string;
@@ -50,10 +64,18 @@ export interface SchedulerEmulator {
   /** Is the target role allowed to deliver this fire (trust + sqs:SendMessage / lambda:InvokeFunction)? Recorded. */
   authorizeFire(fire: ScheduleFire): Promise<boolean>;
   /**
-   * dueFires(now), authorize each and hand the allowed ones to `onScheduleFire`; a delivery
-   * that throws is reported in `failed` (AWS would retry per RetryPolicy, then use the DLQ).
+   * Due retries and dueFires(now): authorize each and hand the allowed ones to `onScheduleFire`.
+   * A delivery that throws is retried with back-off per the target's RetryPolicy, then (or at
+   * once when the error is not retryable, or the role is denied) its input goes to the
+   * DeadLetterConfig queue, authorized as the schedule's role (dead-letter.ts).
    */
-  runDue(now: number): Promise<{ delivered: ScheduleFire[]; denied: ScheduleFire[]; failed: { fire: ScheduleFire; error: unknown }[] }>;
+  runDue(now: number): Promise<RunDueResult>;
+  /** The earliest pending retry of a failed delivery, or undefined. */
+  nextRetry(): number | undefined;
+  /** Every dead-letter event sent, in order. */
+  readonly deadLetters: readonly DeadLetter[];
+  /** Where authorized dead-letter events are sent. */
+  setDeadLetterSink(sink: (d: DeadLetter) => Promise<void>): void;
   /** The earliest pending fire over enabled schedules (may be <= now when due), or undefined. */
   nextDue(): number | undefined;
   /** Remove a schedule (as DeleteSchedule); false when it does not exist. */
