@@ -6,7 +6,7 @@
  * queued runs, advances running runs (recovering any fast follow a crash cut short),
  * and creates the runs schedules owe.
  */
-import { specFor, taskSpec, type RunCtx } from './dag-index.js';
+import { taskSpec, type RunCtx } from './dag-index.js';
 import { advanceRun, startQueuedRuns, startTry } from './settle.js';
 import type { DagRun, TaskInstance } from './model.js';
 import type { Ports } from './ports.js';
@@ -29,7 +29,11 @@ async function ctxCache(p: Ports) {
     const k = `${dagId}/${runId}`;
     let c = cache.get(k);
     if (!c) {
-      c = p.store.getRun(dagId, runId).then(async (run) => (run ? { run, spec: await specFor(p, run) } : undefined));
+      // A run whose bundle is gone is ended here (its due tasks then have nothing to review).
+      c = p.store.getRun(dagId, runId).then(async (run) => {
+        const spec = run && (await specOrEndOrphan(p, run));
+        return run && spec ? { run, spec } : undefined;
+      });
       cache.set(k, c);
     }
     return c;
