@@ -1,7 +1,7 @@
 /**
  * The rehearsal scenarios as tests: the synthesized stack (one `cdk synth` for the file)
  * on DynamoDB Local, local-aws-sqs and s3rver, every AWS call authorized by the gateway;
- * then least privilege over every call the three scenarios made.
+ * then least privilege over every call the scenarios made.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Decision } from '../../lib/rehearsal/gateway/index.js';
 import { synth } from '../../lib/rehearsal/rehearsal.js';
-import { leastPrivilege, runScenarios, SCENARIO_CONTEXT, type Summary } from '../../lib/rehearsal/scenarios/index.js';
+import { LEAST_PRIVILEGE_INPUTS, leastPrivilege, runScenarios, SCENARIO_CONTEXT, type Summary } from '../../lib/rehearsal/scenarios/index.js';
 import type { StackTemplate } from '../../lib/rehearsal/template.js';
 
 const dynamodbEndpoint = inject('dynamodbEndpoint');
@@ -58,9 +58,13 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
     await scenario('paths');
   });
 
+  it('settings: variables and connections set with the CLI, read by the worker, the poker and the tick, masked in logs', { timeout: 300_000, retry: 1 }, async () => {
+    await scenario('settings');
+  });
+
   it('least privilege: every grant a call used is needed, every unused one is allow-listed with its reason', async (ctx) => {
-    // Unused grants are judged on all three scenarios' calls: after a failure they would be wrong.
-    if (passed.size < 3) ctx.skip();
+    // Unused grants are judged on every scenario's calls: after a failure they would be wrong.
+    if (passed.size < LEAST_PRIVILEGE_INPUTS.length) ctx.skip();
     const { ok, grants } = await leastPrivilege(template!, decisions, log);
     expect(grants.unused, 'unused grants: cut them, reach them in a scenario, or allow-list them (lib/rehearsal/grant-allowlist.ts)').toEqual([]);
     expect(grants.statements.filter((s) => s.used && !s.provenBy)).toEqual([]);
