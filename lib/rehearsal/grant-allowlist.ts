@@ -61,16 +61,7 @@ export const ALLOWED_UNUSED: readonly AllowedGrant[] = [
     principal: 'Tick', action: 'dynamodb:Query', resource: 'StateRuns',
     reason: 'reconcile lists queued runs when one may start under maxActiveRuns (startQueuedRuns); reached or not by the scenarios depending on which function ends the blocking run first (timing)',
   },
-  ...['Tick', 'Worker', 'Poker'].flatMap((principal) => [
-    {
-      principal, action: 'ssm:GetParameter', resource: 'parameter/airless/variables/',
-      reason: 'ctx.variables and {{ var.value.x }} in a task, a sensor context (the poker pokes it, the tick starts its wait) or a notifier; no example DAG reads a variable yet',
-    },
-    {
-      principal, action: 'secretsmanager:GetSecretValue', resource: 'secret:airless/connections/',
-      reason: 'ctx.connections and {{ conn.x.host }} in a task, a sensor context or a notifier; no example DAG reads a connection yet',
-    },
-  ]),
+  // ssm:GetParameter and secretsmanager:GetSecretValue of Tick, Worker and Poker: proven by `settings`.
 ];
 
 /** The allow-list entry that explains an unused grant, if any. */
