@@ -70,8 +70,10 @@ export class SecretStore {
   /** The ARN a CreateSecret of `name` will get (an existing secret's, or a new random suffix). */
   arnForCreate(name: unknown): string {
     const n = String(name ?? '');
+    // A secret deleted with a recovery window: CreateSecret is refused while it lasts, and
+    // after it the new secret gets a new ARN.
     const existing = this.byName.get(n);
-    if (existing) return existing.ARN;
+    if (existing && existing.deletionDate === undefined) return existing.ARN;
     let arn = this.reserved.get(n);
     if (!arn) {
       const suffix = [...randomBytes(6)].map((b) => SUFFIX_CHARS[b % SUFFIX_CHARS.length]).join('');
