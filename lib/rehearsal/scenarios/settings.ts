@@ -3,7 +3,7 @@
  * set with the CLI and read by every function whose role may read them, each read checked
  * by what the user sees and by the gateway's decisions. The worker reads them in a task
  * (XCom), the poker renders them into a sensor it starts, the tick into a sensor it starts
- * after timing another out; a missing variable fails its task naming the key; the secret
+ * after timing another out, `airless trigger` into the root sensor it starts; a missing variable fails its task naming the key; the secret
  * values never reach `airless logs`.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -47,7 +47,10 @@ export async function settings(c: ScenarioContext): Promise<void> {
     && allowedBy('cli', 'secretsmanager:CreateSecret', 'secret:airless/connections/rehearsal_db-') > 0,
     `airless variables set/get/list and connections set/get --stack work against the rehearsal (get: ${got.out.join() || got.error}; list: ${listed.out.join(' ')})`);
 
+  const cliReads = () => allowedBy('cli', 'ssm:GetParameter', 'rehearsal_greeting') + allowedBy('cli', 'secretsmanager:GetSecretValue', 'rehearsal_db');
+  const beforeTrigger = cliReads();
   const run = runIdOf((await cli('trigger', ['rehearsal_settings'])).out);
+  const triggerReads = cliReads() - beforeTrigger;
   const missing = runIdOf((await cli('trigger', ['rehearsal_settings_missing'])).out);
   check(run !== '' && missing !== '', 'trigger the settings DAGs');
   const end = await c.runEnds('rehearsal_settings', run, 120_000);
@@ -73,6 +76,10 @@ export async function settings(c: ScenarioContext): Promise<void> {
     && allowedBy('Tick', 'ssm:GetParameter', 'parameter/airless/variables/rehearsal_greeting') > 0
     && allowedBy('Tick', 'secretsmanager:GetSecretValue', 'secret:airless/connections/rehearsal_db-') > 0,
     `the tick times a sensor out and renders a variable and a connection into the sensor it starts (${states})`);
+
+  // The CLI's trigger starts the run's root sensor: it reads through the endpoint too, not from AWS.
+  check(state('at_start') === 'success' && triggerReads === 2,
+    `airless trigger renders a root sensor's variable and connection through the rehearsal endpoint (${triggerReads} reads by the CLI)`);
 
   // A missing variable fails its task with one line naming the key, as Airflow's KeyError.
   const missingEnd = await c.runEnds('rehearsal_settings_missing', missing);

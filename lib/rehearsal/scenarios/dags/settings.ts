@@ -6,7 +6,8 @@
  * - the poker, when it settles `first` and starts `greeted`, whose poke context is rendered
  *   from a variable and a connection (the sensor holds only on the rendered values);
  * - the tick, when it times out `never` and starts `after_timeout` (`all_done`), whose poke
- *   context is rendered the same way: only the tick times sensors out.
+ *   context is rendered the same way: only the tick times sensors out;
+ * - the CLI, when `airless trigger` starts the run and its root sensor `at_start`.
  * `rehearsal_settings_missing` reads a variable nobody set.
  */
 import { dag, defineSensor } from 'airless';
@@ -35,6 +36,7 @@ export const settings = dag('rehearsal_settings', { schedule: null, defaultArgs:
   const waits = sensor('never', { type: never, pokeContext: { n: 2 } }, { pokeInterval: '1m', timeout: '2m' });
   const after = sensor('after_timeout', { type: greets, pokeContext: { ...rendered, via: 'tick' } }, { pokeInterval: '1m', timeout: '10m', triggerRule: 'all_done' });
   waits.before(after);
+  sensor('at_start', { type: greets, pokeContext: { ...rendered, via: 'cli' } }, { pokeInterval: '1m', timeout: '10m' });
 });
 
 export default dag('rehearsal_settings_missing', { schedule: null, defaultArgs: { retries: 0 } }, ({ task }) => {
