@@ -8,7 +8,14 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { DeleteParameterCommand, GetParameterCommand, GetParametersByPathCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AwsSecrets } from '../../lib/adapters/aws/secrets-aws.js';
+import { VARIABLES_VERBS } from '../../lib/cli/commands/variables.js';
+import { RehearsalClock } from '../../lib/rehearsal/clock.js';
+import { startFront } from '../../lib/rehearsal/front.js';
+import { LogSink } from '../../lib/rehearsal/logs.js';
 import { ssmChecks } from '../../lib/rehearsal/gateway/actions-ssm.js';
 import { startGateway, type Gateway, type Principal } from '../../lib/rehearsal/gateway/index.js';
 
@@ -136,5 +143,22 @@ describe('rehearsal gateway: SSM Parameter Store and Secrets Manager', () => {
     expect(ssmChecks('AmazonSSM.GetParametersByPath', { Path: '/airless/variables' }, scope)).toEqual([
       { action: 'ssm:GetParametersByPath', resource: `arn:aws:ssm:us-east-1:${ACCOUNT}:parameter/airless/variables` },
     ]);
+  });
+
+  it('airless variables --stack writes under the prefix the stack outputs, and names a missing stack', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airless-gw-settings-'));
+    const front = await startFront({ gatewayUrl: gw.url, stackName: 'Team', outputs: { VariablesPrefix: '/team/vars/' }, logs: new LogSink(join(dir, 'logs'), new RehearsalClock(now)) });
+    const out: string[] = [];
+    const io = { env: { AIRLESS_AWS_ENDPOINT: front.url, AWS_ACCESS_KEY_ID: 'AKIACLI', AWS_SECRET_ACCESS_KEY: 'x' }, out: (l: string) => void out.push(l) };
+    try {
+      expect(await VARIABLES_VERBS.set!(['owner', 'data-team'], { stack: 'Team' }, io)).toBe(0);
+      expect((await ssm.send(new GetParameterCommand({ Name: '/team/vars/owner' }))).Parameter?.Value).toBe('data-team');
+      expect(await VARIABLES_VERBS.get!(['owner'], { stack: 'Team' }, io)).toBe(0);
+      expect(out).toEqual(['variable owner set', 'data-team']);
+      await expect(VARIABLES_VERBS.get!(['owner'], { stack: 'Nope' }, io)).rejects.toThrow('stack Nope does not exist');
+    } finally {
+      await front.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

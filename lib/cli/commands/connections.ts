@@ -28,7 +28,7 @@ function shown(c: Connection): Connection {
 export const connectionsSet = command('set', [{ name: 'id' }, { name: 'uri' }], "set a connection from Airflow's URI (postgres://user:pass@host:5432/schema) or JSON form", async ([id, text], o, { env, out }) => {
   checkKey('connection id', id!);
   parseConnection(id!, text!);
-  const b = backendFor('connections', o, env);
+  const b = await backendFor('connections', o, env);
   if (b.where === 'local') await b.file.set(id!, text!.trimStart().startsWith('{') ? JSON.parse(text!) : text!);
   else await b.aws.setConnection(id!, text!);
   out(o.json ? JSON.stringify({ id, set: true }) : `connection ${id} set${b.where === 'local' ? ` in ${b.file.file}` : ''}`);
@@ -37,7 +37,7 @@ export const connectionsSet = command('set', [{ name: 'id' }, { name: 'uri' }], 
 
 export const connectionsGet = command('get', [{ name: 'id' }], 'show a connection (password masked)', async ([id], o, { env, out }) => {
   checkKey('connection id', id!);
-  const b = backendFor('connections', o, env);
+  const b = await backendFor('connections', o, env);
   let c: Connection | undefined;
   if (b.where === 'local') {
     const v = (await b.file.read())[id!];
@@ -55,7 +55,7 @@ export const connectionsGet = command('get', [{ name: 'id' }], 'show a connectio
 });
 
 export const connectionsList = command('list', [], 'list connection ids', async (_a, o, { env, out }) => {
-  const b = backendFor('connections', o, env);
+  const b = await backendFor('connections', o, env);
   const ids = b.where === 'local' ? Object.keys(await b.file.read()).sort() : await b.aws.listConnections();
   out(o.json ? JSON.stringify(ids) : ids.join('\n'));
   return 0;
@@ -63,7 +63,7 @@ export const connectionsList = command('list', [], 'list connection ids', async 
 
 export const connectionsDelete = command('delete', [{ name: 'id' }], 'delete a connection', async ([id], o, { env, out }) => {
   checkKey('connection id', id!);
-  const b = backendFor('connections', o, env);
+  const b = await backendFor('connections', o, env);
   const existed = b.where === 'local' ? await b.file.delete(id!) : await b.aws.deleteConnection(id!);
   if (!existed) throw new UsageError(`connection "${id}" is not defined`);
   out(o.json ? JSON.stringify({ id, deleted: true }) : `connection ${id} deleted`);
