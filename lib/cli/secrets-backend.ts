@@ -4,12 +4,10 @@
  * Secrets Manager under the stack's prefixes: its `VariablesPrefix` / `ConnectionsPrefix`
  * outputs with `--stack`, AIRLESS_VARIABLES_PREFIX and AIRLESS_CONNECTIONS_PREFIX over them.
  */
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from '../adapters/aws/secrets-aws.js';
 import { SecretsFile, secretsDir, type SecretKind } from '../adapters/secrets-local.js';
-import { stackOutputs } from './aws-stack.js';
 import { UsageError } from './output.js';
 
 /** What a variables/connections handler reads and writes: the environment (AIRLESS_AWS_ENDPOINT...) and stdout; the rehearsal's scenarios pass their own. */
@@ -39,6 +37,8 @@ export async function backendFor(kind: SecretKind, o: { stack?: string; endpoint
   // The stack says its prefixes (a stack deployed with other ones), and that it exists.
   let outputs: Record<string, string> = {};
   if (o.stack !== undefined) {
+    // Loaded only here: every CLI command imports this module, few need CloudFormation.
+    const [{ CloudFormationClient }, { stackOutputs }] = await Promise.all([import('@aws-sdk/client-cloudformation'), import('./aws-stack.js')]);
     const cf = new CloudFormationClient(config);
     try {
       outputs = await stackOutputs(cf, o.stack);
