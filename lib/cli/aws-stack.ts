@@ -70,7 +70,7 @@ export function cliClients(env: Record<string, string | undefined>): CliClients 
   const r = region ?? 'us-east-1';
   const base = { region: r, credentials, endpoint };
   return {
-    ...makeClients({ region: r, credentials, endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint } }),
+    ...makeClients({ region: r, credentials, endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint, ssm: endpoint, secretsmanager: endpoint } }),
     cloudformation: new CloudFormationClient(base),
     logs: new CloudWatchLogsClient(base),
     region: r,

@@ -1,14 +1,22 @@
 /**
  * Where `airless variables|connections` read and write: the local files (`.airless/`, or
  * AIRLESS_SECRETS_DIR) by default; with `--stack` or `--endpoint`, SSM Parameter Store and
- * Secrets Manager under the stack's prefixes (AIRLESS_VARIABLES_PREFIX and
- * AIRLESS_CONNECTIONS_PREFIX when the stack was deployed with other prefixes).
+ * Secrets Manager under the stack's prefixes: its `VariablesPrefix` / `ConnectionsPrefix`
+ * outputs with `--stack`, AIRLESS_VARIABLES_PREFIX and AIRLESS_CONNECTIONS_PREFIX over them.
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from '../adapters/aws/secrets-aws.js';
 import { SecretsFile, secretsDir, type SecretKind } from '../adapters/secrets-local.js';
 import { UsageError } from './output.js';
+
+/** What a variables/connections handler reads and writes: the environment (AIRLESS_AWS_ENDPOINT...) and stdout; the rehearsal's scenarios pass their own. */
+export interface SecretsIo {
+  env: Record<string, string | undefined>;
+  out: (line: string) => void;
+}
+
+export const STDIO: SecretsIo = { env: process.env, out: (line) => void process.stdout.write(`${line}\n`) };
 
 export type Backend = { where: 'local'; file: SecretsFile } | { where: 'aws'; aws: AwsSecrets };
 
@@ -18,7 +26,7 @@ export function checkKey(what: string, key: string): string {
   return key;
 }
 
-export function backendFor(kind: SecretKind, o: { stack?: string; endpoint?: string }, env: Record<string, string | undefined> = process.env): Backend {
+export async function backendFor(kind: SecretKind, o: { stack?: string; endpoint?: string }, env: Record<string, string | undefined> = process.env): Promise<Backend> {
   const endpoint = o.endpoint ?? (o.stack !== undefined ? env.AIRLESS_AWS_ENDPOINT ?? env.AWS_ENDPOINT_URL : undefined);
   if (o.stack === undefined && o.endpoint === undefined) return { where: 'local', file: new SecretsFile(secretsDir(env), kind) };
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? (endpoint ? 'us-east-1' : undefined);
@@ -26,12 +34,24 @@ export function backendFor(kind: SecretKind, o: { stack?: string; endpoint?: str
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint, credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'test', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'test' } } : {}),
   };
+  // The stack says its prefixes (a stack deployed with other ones), and that it exists.
+  let outputs: Record<string, string> = {};
+  if (o.stack !== undefined) {
+    // Loaded only here: every CLI command imports this module, few need CloudFormation.
+    const [{ CloudFormationClient }, { stackOutputs }] = await Promise.all([import('@aws-sdk/client-cloudformation'), import('./aws-stack.js')]);
+    const cf = new CloudFormationClient(config);
+    try {
+      outputs = await stackOutputs(cf, o.stack);
+    } finally {
+      cf.destroy();
+    }
+  }
   return {
     where: 'aws',
     aws: new AwsSecrets({
       ssm: new SSMClient(config), secretsManager: new SecretsManagerClient(config),
-      variablesPrefix: env.AIRLESS_VARIABLES_PREFIX ?? DEFAULT_VARIABLES_PREFIX,
-      connectionsPrefix: env.AIRLESS_CONNECTIONS_PREFIX ?? DEFAULT_CONNECTIONS_PREFIX,
+      variablesPrefix: env.AIRLESS_VARIABLES_PREFIX ?? outputs.VariablesPrefix ?? DEFAULT_VARIABLES_PREFIX,
+      connectionsPrefix: env.AIRLESS_CONNECTIONS_PREFIX ?? outputs.ConnectionsPrefix ?? DEFAULT_CONNECTIONS_PREFIX,
     }),
   };
 }

@@ -44,5 +44,7 @@ export class AirlessStack extends Stack {
     output('WorkerLogGroupName', a.functions.logGroups.worker.logGroupName, 'Worker logs (airless logs)');
     output('Shards', String(props.airless?.shards ?? 8), 'Poker shards');
     output('WorkerTimeoutMs', String((props.airless?.workerTimeout?.toMilliseconds() ?? 300_000)), 'Worker function timeout');
+    output('VariablesPrefix', props.airless?.variablesPrefix ?? '/airless/variables/', 'SSM Parameter Store prefix of variables (airless variables --stack)');
+    output('ConnectionsPrefix', props.airless?.connectionsPrefix ?? 'airless/connections/', 'Secrets Manager prefix of connections (airless connections --stack)');
   }
 }

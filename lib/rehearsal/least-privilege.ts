@@ -7,7 +7,7 @@
  * allow-list (grant-allowlist.ts) gives the code path that needs it.
  */
 import { evaluate, type Decision, type PolicyDocument, type PolicyStatement } from './gateway/index.js';
-import { allowedFor } from './grant-allowlist.js';
+import { ALLOWED_UNUSED, allowedFor, type AllowedGrant } from './grant-allowlist.js';
 import { collectPolicies } from './policies.js';
 import { ACCOUNT_ID, type StackTemplate } from './template.js';
 
@@ -39,7 +39,7 @@ const actionMatches = (pattern: string, action: string) =>
  * @example
  * const report = await analyzeGrants(rehearsal.template, rehearsal.gateway.decisions);
  */
-export async function analyzeGrants(t: StackTemplate, decisions: readonly Decision[]): Promise<GrantReport> {
+export async function analyzeGrants(t: StackTemplate, decisions: readonly Decision[], allowList: readonly AllowedGrant[] = ALLOWED_UNUSED): Promise<GrantReport> {
   const { principals, resourcePolicies } = collectPolicies(t);
   // Roles of functions that only run during a deploy (CDK's custom-resource handlers) are out of scope.
   const deployOnly = new Set(t.ofType('AWS::Lambda::Function').filter(([, r]) => typeof r.Metadata?.['aws:asset:path'] !== 'string').map(([id]) => id));
@@ -70,7 +70,7 @@ export async function analyzeGrants(t: StackTemplate, decisions: readonly Decisi
         for (const a of actions) {
           if (used.some((d) => actionMatches(a, d.action))) continue;
           const grant = `${p.name} ${label} ${a} on ${resources.join(',')}`;
-          const allowed = allowedFor(p.name, a, resources);
+          const allowed = allowedFor(p.name, a, resources, allowList);
           if (allowed) report.allowed.push({ grant, reason: allowed.reason });
           else report.unused.push(grant);
         }

@@ -127,7 +127,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       for (const action of ['logs:CreateLogStream', 'logs:PutLogEvents']) await gateway.authorize(f.spec.logicalId, action, stream);
     }
     const byArn = new Map([...functions.values()].map((f) => [f.spec.arn, f]));
-    const direct = makeClients({ endpoints: { dynamodb: servers.dynamodb, sqs: servers.sqs, s3: servers.s3, scheduler: gateway.url } });
+    const direct = makeClients({ endpoints: { dynamodb: servers.dynamodb, sqs: servers.sqs, s3: servers.s3, scheduler: gateway.url, ssm: gateway.url, secretsmanager: gateway.url } });
     const asyncInvoker = new AsyncInvoker(clock);
 
     // Schedules: groups and the system schedules of the template; the rest the functions create.

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../lib/rehearsal/gateway/index.js';
-import { ALLOWED_UNUSED } from '../../lib/rehearsal/grant-allowlist.js';
+import { ALLOWED_UNUSED, type AllowedGrant } from '../../lib/rehearsal/grant-allowlist.js';
 import { analyzeGrants } from '../../lib/rehearsal/least-privilege.js';
 import { StackTemplate } from '../../lib/rehearsal/template.js';
 
@@ -48,7 +48,8 @@ describe('analyzeGrants', () => {
   }, 20_000);
 
   it('lets an unused grant pass only through the allow-list, with its reason', async () => {
-    // The tick's read of Airflow variables is allow-listed: no example DAG reads a variable yet.
+    // An allow-list naming the tick's read of Airflow variables (the stack's own list is empty).
+    const allowList: AllowedGrant[] = [{ principal: 'Tick', action: 'ssm:GetParameter', resource: 'parameter/airless/variables/', reason: 'read by a path no scenario reaches' }];
     const tick = new StackTemplate('S', {
       Resources: {
         TickRole: { Type: 'AWS::IAM::Role', Properties: {} },
@@ -64,10 +65,12 @@ describe('analyzeGrants', () => {
         },
       },
     }, '/nowhere');
-    const report = await analyzeGrants(tick, []);
-    const variables = ALLOWED_UNUSED.find((a) => a.principal === 'Tick' && a.action === 'ssm:GetParameter')!;
-    expect(report.allowed).toEqual([{ grant: expect.stringContaining('parameter/airless/variables/'), reason: variables.reason }]);
-    // The scheduler DLQ send is proven by the recovery scenario now: unused, it is reported.
+    const report = await analyzeGrants(tick, [], allowList);
+    expect(report.allowed).toEqual([{ grant: expect.stringContaining('parameter/airless/variables/'), reason: 'read by a path no scenario reaches' }]);
+    // Not on the list: unused, it is reported.
     expect(report.unused).toEqual(['TickRole TickPolicy/#2 sqs:SendMessage on arn:aws:sqs:us-east-1:000000000000:S-SchedulerDeadLetterQueue1']);
+    // With the stack's list (empty: every grant is reached by a scenario) both are reported.
+    expect(ALLOWED_UNUSED).toEqual([]);
+    expect((await analyzeGrants(tick, [])).unused).toHaveLength(2);
   }, 20_000);
 });

@@ -5,12 +5,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 export interface ClientOptions {
   region?: string;
   /** Service endpoints (DynamoDB Local, local-aws-sqs, s3rver, LocalStack...). */
-  endpoints?: { dynamodb?: string; sqs?: string; s3?: string; scheduler?: string };
+  endpoints?: { dynamodb?: string; sqs?: string; s3?: string; scheduler?: string; ssm?: string; secretsmanager?: string };
   /** Explicit credentials; with endpoints and none given, fake ones are used. */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** @default 3 */
@@ -22,6 +24,9 @@ export interface AwsClients {
   sqs: SQSClient;
   s3: S3Client;
   scheduler: SchedulerClient;
+  /** Variables (SSM Parameter Store) and connections (Secrets Manager). */
+  ssm: SSMClient;
+  secretsManager: SecretsManagerClient;
 }
 
 // s3rver accepts only this pair; DynamoDB Local and local-aws-sqs accept anything.
@@ -57,5 +62,7 @@ export function makeClients(opts: ClientOptions = {}): AwsClients {
         : {}),
     }),
     scheduler: new SchedulerClient({ ...base, ...(endpoints.scheduler ? { endpoint: endpoints.scheduler } : {}) }),
+    ssm: new SSMClient({ ...base, ...(endpoints.ssm ? { endpoint: endpoints.ssm } : {}) }),
+    secretsManager: new SecretsManagerClient({ ...base, ...(endpoints.secretsmanager ? { endpoint: endpoints.secretsmanager } : {}) }),
   };
 }

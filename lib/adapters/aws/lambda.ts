@@ -46,6 +46,6 @@ function endpointClients(env: NodeJS.ProcessEnv): AwsClients | undefined {
     : { accessKeyId: 'test', secretAccessKey: 'test' };
   return makeClients({
     region: env.AWS_REGION, credentials,
-    endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint },
+    endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint, ssm: endpoint, secretsmanager: endpoint },
   });
 }

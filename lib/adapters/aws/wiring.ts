@@ -17,8 +17,6 @@ import { S3BundleSource } from './s3-bundles.js';
 import { ScheduleSync } from './schedule-sync.js';
 import { SchedulerTimer } from './scheduler-timer.js';
 import { SqsQueue } from './sqs-queue.js';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from './secrets-aws.js';
 import { AwsNotifier } from '../callbacks-notify.js';
 
@@ -120,7 +118,8 @@ export function awsPorts(
     },
     sensors: builtinSensors({ s3: clients.s3 }),
     secrets: new AwsSecrets({
-      ssm: new SSMClient({}), secretsManager: new SecretsManagerClient({}),
+      // The clients' endpoints and credentials: a CLI pointed at a rehearsal or LocalStack reads there too.
+      ssm: clients.ssm, secretsManager: clients.secretsManager,
       variablesPrefix: env.variablesPrefix, connectionsPrefix: env.connectionsPrefix,
     }),
     notifier: new AwsNotifier(),

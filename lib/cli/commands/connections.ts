@@ -7,12 +7,15 @@ import { connectionUri, parseConnection } from '../../adapters/secrets-parse.js'
 import { redactDeep, type Connection } from '../../engine/index.js';
 import { UsageError } from '../output.js';
 import type { Command } from '../registry.js';
-import { backendFor, checkKey, SECRET_OPTIONS } from '../secrets-backend.js';
+import { backendFor, checkKey, SECRET_OPTIONS, STDIO, type SecretsIo } from '../secrets-backend.js';
 
-const out = (line: string) => void process.stdout.write(`${line}\n`);
+type Handler = (args: string[], o: Record<string, any>, io: SecretsIo) => Promise<number>;
+/** The handlers by verb, for callers that bring their own {@link SecretsIo}. */
+export const CONNECTIONS_VERBS: Record<string, Handler> = {};
 
-function command(verb: string, args: Command['args'], summary: string, run: Command['run']): Command {
-  return { words: ['connections', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run };
+function command(verb: string, args: Command['args'], summary: string, run: Handler): Command {
+  CONNECTIONS_VERBS[verb] = run;
+  return { words: ['connections', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run: (a, o) => run(a, o, STDIO) };
 }
 
 /** The connection as shown: the password and sensitive extras masked. */
@@ -22,19 +25,19 @@ function shown(c: Connection): Connection {
   return masked;
 }
 
-export const connectionsSet = command('set', [{ name: 'id' }, { name: 'uri' }], "set a connection from Airflow's URI (postgres://user:pass@host:5432/schema) or JSON form", async ([id, text], o) => {
+export const connectionsSet = command('set', [{ name: 'id' }, { name: 'uri' }], "set a connection from Airflow's URI (postgres://user:pass@host:5432/schema) or JSON form", async ([id, text], o, { env, out }) => {
   checkKey('connection id', id!);
   parseConnection(id!, text!);
-  const b = backendFor('connections', o);
+  const b = await backendFor('connections', o, env);
   if (b.where === 'local') await b.file.set(id!, text!.trimStart().startsWith('{') ? JSON.parse(text!) : text!);
   else await b.aws.setConnection(id!, text!);
   out(o.json ? JSON.stringify({ id, set: true }) : `connection ${id} set${b.where === 'local' ? ` in ${b.file.file}` : ''}`);
   return 0;
 });
 
-export const connectionsGet = command('get', [{ name: 'id' }], 'show a connection (password masked)', async ([id], o) => {
+export const connectionsGet = command('get', [{ name: 'id' }], 'show a connection (password masked)', async ([id], o, { env, out }) => {
   checkKey('connection id', id!);
-  const b = backendFor('connections', o);
+  const b = await backendFor('connections', o, env);
   let c: Connection | undefined;
   if (b.where === 'local') {
     const v = (await b.file.read())[id!];
@@ -51,16 +54,16 @@ export const connectionsGet = command('get', [{ name: 'id' }], 'show a connectio
   return 0;
 });
 
-export const connectionsList = command('list', [], 'list connection ids', async (_a, o) => {
-  const b = backendFor('connections', o);
+export const connectionsList = command('list', [], 'list connection ids', async (_a, o, { env, out }) => {
+  const b = await backendFor('connections', o, env);
   const ids = b.where === 'local' ? Object.keys(await b.file.read()).sort() : await b.aws.listConnections();
   out(o.json ? JSON.stringify(ids) : ids.join('\n'));
   return 0;
 });
 
-export const connectionsDelete = command('delete', [{ name: 'id' }], 'delete a connection', async ([id], o) => {
+export const connectionsDelete = command('delete', [{ name: 'id' }], 'delete a connection', async ([id], o, { env, out }) => {
   checkKey('connection id', id!);
-  const b = backendFor('connections', o);
+  const b = await backendFor('connections', o, env);
   const existed = b.where === 'local' ? await b.file.delete(id!) : await b.aws.deleteConnection(id!);
   if (!existed) throw new UsageError(`connection "${id}" is not defined`);
   out(o.json ? JSON.stringify({ id, deleted: true }) : `connection ${id} deleted`);

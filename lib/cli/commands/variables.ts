@@ -5,26 +5,29 @@ import { isSensitiveKey } from '../../engine/index.js';
 import { variableText } from '../../adapters/secrets-local.js';
 import { UsageError } from '../output.js';
 import type { Command } from '../registry.js';
-import { backendFor, checkKey, SECRET_OPTIONS } from '../secrets-backend.js';
+import { backendFor, checkKey, SECRET_OPTIONS, STDIO, type SecretsIo } from '../secrets-backend.js';
 
-const out = (line: string) => void process.stdout.write(`${line}\n`);
+type Handler = (args: string[], o: Record<string, any>, io: SecretsIo) => Promise<number>;
+/** The handlers by verb, for callers that bring their own {@link SecretsIo}. */
+export const VARIABLES_VERBS: Record<string, Handler> = {};
 
-function command(verb: string, args: Command['args'], summary: string, run: Command['run']): Command {
-  return { words: ['variables', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run };
+function command(verb: string, args: Command['args'], summary: string, run: Handler): Command {
+  VARIABLES_VERBS[verb] = run;
+  return { words: ['variables', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run: (a, o) => run(a, o, STDIO) };
 }
 
-export const variablesSet = command('set', [{ name: 'key' }, { name: 'value' }], 'set an Airflow variable (local .airless/variables.json, or --stack)', async ([key, value], o) => {
+export const variablesSet = command('set', [{ name: 'key' }, { name: 'value' }], 'set an Airflow variable (local .airless/variables.json, or --stack)', async ([key, value], o, { env, out }) => {
   checkKey('variable key', key!);
-  const b = backendFor('variables', o);
+  const b = await backendFor('variables', o, env);
   if (b.where === 'local') await b.file.set(key!, value!);
   else await b.aws.setVariable(key!, value!);
   out(o.json ? JSON.stringify({ key, set: true }) : `variable ${key} set${b.where === 'local' ? ` in ${b.file.file}` : ''}`);
   return 0;
 });
 
-export const variablesGet = command('get', [{ name: 'key' }], 'print a variable (with --json a secret one is masked)', async ([key], o) => {
+export const variablesGet = command('get', [{ name: 'key' }], 'print a variable (with --json a secret one is masked)', async ([key], o, { env, out }) => {
   checkKey('variable key', key!);
-  const b = backendFor('variables', o);
+  const b = await backendFor('variables', o, env);
   const raw = b.where === 'local' ? (await b.file.read())[key!] : await b.aws.variable(key!);
   if (raw === undefined) throw new UsageError(`variable "${key}" does not exist`);
   const text = variableText(raw);
@@ -32,16 +35,16 @@ export const variablesGet = command('get', [{ name: 'key' }], 'print a variable 
   return 0;
 });
 
-export const variablesList = command('list', [], 'list variable keys', async (_a, o) => {
-  const b = backendFor('variables', o);
+export const variablesList = command('list', [], 'list variable keys', async (_a, o, { env, out }) => {
+  const b = await backendFor('variables', o, env);
   const keys = b.where === 'local' ? Object.keys(await b.file.read()).sort() : await b.aws.listVariables();
   out(o.json ? JSON.stringify(keys) : keys.join('\n'));
   return 0;
 });
 
-export const variablesDelete = command('delete', [{ name: 'key' }], 'delete a variable', async ([key], o) => {
+export const variablesDelete = command('delete', [{ name: 'key' }], 'delete a variable', async ([key], o, { env, out }) => {
   checkKey('variable key', key!);
-  const b = backendFor('variables', o);
+  const b = await backendFor('variables', o, env);
   const existed = b.where === 'local' ? await b.file.delete(key!) : await b.aws.deleteVariable(key!);
   if (!existed) throw new UsageError(`variable "${key}" does not exist`);
   out(o.json ? JSON.stringify({ key, deleted: true }) : `variable ${key} deleted`);

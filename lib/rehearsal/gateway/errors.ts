@@ -4,7 +4,7 @@
  */
 
 /** The services the gateway knows, by SigV4 signing name. */
-export type Service = 'dynamodb' | 'sqs' | 's3' | 'scheduler';
+export type Service = 'dynamodb' | 'sqs' | 's3' | 'scheduler' | 'ssm' | 'secretsmanager';
 
 export interface GatewayResponse {
   status: number;
@@ -35,6 +35,9 @@ export function errorResponse(service: Service, status: number, code: string, me
       return json(status, { __type: `com.amazon.coral.service#${code}`, Message: message }, 'application/x-amz-json-1.0', requestId);
     case 'sqs':
       return json(status, { __type: `com.amazon.coral.service#${code}`, message }, 'application/x-amz-json-1.0', requestId);
+    case 'ssm':
+    case 'secretsmanager':
+      return json(status, { __type: code, message }, 'application/x-amz-json-1.1', requestId);
     case 'scheduler':
       return {
         status,
@@ -78,5 +81,5 @@ export function unknownAccessKey(service: Service, accessKeyId: string): Gateway
   if (service === 's3') return errorResponse('s3', 403, 'InvalidAccessKeyId', `The AWS Access Key Id you provided does not exist in our records. (${accessKeyId})`);
   if (service === 'sqs') return errorResponse('sqs', 403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
   if (service === 'scheduler') return errorResponse('scheduler', 403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
-  return errorResponse('dynamodb', 400, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+  return errorResponse(service, 400, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
 }

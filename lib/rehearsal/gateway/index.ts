@@ -11,7 +11,7 @@
  *    and the resource's resource policy; a denial is answered as AWS answers it, so the SDK
  *    raises `AccessDeniedException` / S3 `AccessDenied`;
  * 4. forwards allowed DynamoDB/SQS/S3 requests unchanged to the local servers, and serves
- *    EventBridge Scheduler from its own in-process emulator.
+ *    EventBridge Scheduler, SSM Parameter Store and Secrets Manager in process (params/).
  * Every decision is appended to `decisions`.
  *
  * Modelled as AWS does: the action and resource ARN per request (DynamoDB transactions item by
@@ -26,7 +26,8 @@
  * Not modelled: signatures and session tokens (not verified), permission boundaries, SCPs,
  * session policies, VPC endpoint policies, KMS grants, S3 ACLs and Object Ownership, request
  * context keys other than those above (aws:SourceIp, aws:SourceVpce, dynamodb:LeadingKeys...),
- * and services other than DynamoDB, SQS, S3 and Scheduler (answered with a clear 400).
+ * and services other than DynamoDB, SQS, S3, Scheduler, SSM and Secrets Manager (answered
+ * with a clear 400); of SSM and Secrets Manager only the operations Airless sends.
  *
  * Queue URLs: an SQSClient without an explicit `endpoint` option may send a request to its
  * QueueUrl's host (useQueueUrlAsEndpoint), so the queue URLs the functions see should point

@@ -20,8 +20,9 @@ import { credentialOf, withAccessKey } from './identify.js';
 import type { Gateway, GatewayOptions, Principal } from './index.js';
 import { Scheduler } from './scheduler/emulator.js';
 import { schedulerRoute, serveScheduler } from './scheduler/http.js';
+import { settingsRequest, settingsStores } from './params/index.js';
 
-const SERVICES = new Set<Service>(['dynamodb', 'sqs', 's3', 'scheduler']);
+const SERVICES = new Set<Service>(['dynamodb', 'sqs', 's3', 'scheduler', 'ssm', 'secretsmanager']);
 const GATEWAY_HOSTS = ['localhost', '127.0.0.1'];
 
 /**
@@ -42,6 +43,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   });
   const scope = { region: o.region, accountId: o.accountId };
   const upstreamKey = o.upstreamAccessKeyId ?? 'S3RVER';
+  const settings = settingsStores(scope);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
@@ -59,6 +61,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     const body = streamS3 ? undefined : await readBody(req);
     let checks: Check[];
     let route: ReturnType<typeof schedulerRoute> | undefined;
+    let local: (() => GatewayResponse) | undefined;
     let path = url.pathname + url.search;
     try {
       const json = () => (body && body.length ? JSON.parse(body.toString('utf8')) as Record<string, unknown> : {});
@@ -67,6 +70,8 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       else if (service === 'scheduler') {
         route = schedulerRoute(req.method ?? 'GET', url.pathname, url.searchParams, json());
         checks = schedulerChecks(route, scope);
+      } else if (service === 'ssm' || service === 'secretsmanager') {
+        ({ checks, serve: local } = settingsRequest(service, target, json(), scope, settings, o.clock));
       } else {
         const t = s3Target(String(req.headers.host ?? ''), url.pathname, GATEWAY_HOSTS);
         path = t.pathStyle + url.search;
@@ -88,6 +93,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     }
 
     if (route) return send(res, serveScheduler(scheduler, route));
+    if (local) return send(res, local());
     if (chunked && body) {
       const payload = decodeAwsChunked(body);
       return forward(req, res, o.upstream.s3, path, upstreamKey, payload, decodedHeaders(req.headers, payload.length));

@@ -3,6 +3,8 @@
  * rehearsal's endpoint, on its clock), and ports on the local servers for checking state.
  */
 import { runAwsCommand } from '../../cli/aws.js';
+import { CONNECTIONS_VERBS } from '../../cli/commands/connections.js';
+import { VARIABLES_VERBS } from '../../cli/commands/variables.js';
 import { envFromOutputs } from '../../cli/aws-stack.js';
 import { awsPorts, type AwsPorts } from '../../adapters/aws/wiring.js';
 import { AirlessError } from '../../engine/index.js';
@@ -17,7 +19,7 @@ export interface CliResult {
 
 export interface ScenarioContext {
   r: Rehearsal;
-  /** `airless <cmd> ...args` against the rehearsal, exactly as a user runs it. */
+  /** `airless <cmd> ...args` against the rehearsal, exactly as a user runs it (`cli('variables', ['set', k, v], { stack })` too). */
   cli(cmd: string, args: string[], options?: Record<string, unknown>): Promise<CliResult>;
   /** Ports on the local servers, unauthorized: for the scenario's own checks. */
   ports: AwsPorts;
@@ -44,12 +46,12 @@ export function scenarioContext(r: Rehearsal, log: (line: string) => void): Scen
     log,
     async cli(cmd, args, options = {}) {
       const out: string[] = [];
+      const environment = { AIRLESS_AWS_ENDPOINT: r.endpoint, AWS_ACCESS_KEY_ID: 'AKIACLIREHEARSAL0000', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'us-east-1' };
+      const settings = cmd === 'variables' ? VARIABLES_VERBS[args[0] ?? ''] : cmd === 'connections' ? CONNECTIONS_VERBS[args[0] ?? ''] : undefined;
       try {
-        const code = await runAwsCommand(cmd, args, { ...options }, {
-          environment: { AIRLESS_AWS_ENDPOINT: r.endpoint, AWS_ACCESS_KEY_ID: 'AKIACLIREHEARSAL0000', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'us-east-1' },
-          out: (line) => void out.push(line),
-          clock,
-        });
+        const code = settings
+          ? await settings(args.slice(1), { ...options }, { env: environment, out: (line) => void out.push(line) })
+          : await runAwsCommand(cmd, args, { ...options }, { environment, out: (line) => void out.push(line), clock });
         log(`$ airless ${cmd} ${args.join(' ')}\n${out.map((l) => `  ${l}`).join('\n')}`);
         return { code, out };
       } catch (e) {

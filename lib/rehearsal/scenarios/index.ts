@@ -14,11 +14,12 @@ import { faults } from './faults.js';
 import { paths } from './paths.js';
 import { readme } from './readme.js';
 import { recovery } from './recovery.js';
+import { settings } from './settings.js';
 
-export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery };
-export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'least-privilege'] as const;
+export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery, settings };
+export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'settings', 'least-privilege'] as const;
 /** What least-privilege replays: every call of these scenarios. */
-export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery'] as const;
+export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery', 'settings'] as const;
 
 /** Virtual start: 2026-01-01T23:50Z, ten minutes before the example DAGs' daily schedules fire. */
 export const SCENARIO_START = Date.parse('2026-01-01T23:50:00Z');
