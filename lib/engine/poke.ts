@@ -5,6 +5,7 @@
  */
 import { specFor, taskSpec, type RunCtx } from './dag-index.js';
 import { formatDuration } from './duration.js';
+import { BundleNotFoundError } from './errors.js';
 import { afterTerminal } from './settle.js';
 import { annotate, transition } from './transition.js';
 import type { TaskInstance, TaskSpec, TriggerRecord } from './model.js';
@@ -157,8 +158,10 @@ export async function pokeShard(
       return;
     }
     let loadError: string | undefined;
+    let gone = false;
     const poke = await resolvePoke(p, first.sensorType!, first.bundleVersion).catch((err: Error) => {
       loadError = `bundle ${first.bundleVersion} cannot be loaded: ${err.message}`;
+      gone = err instanceof BundleNotFoundError;
       return undefined;
     });
     const r = poke ? await timedPoke(p, poke, first.pokeContext ?? {}) : { ok: false, error: loadError ?? `unknown sensor type ${first.sensorType}` };
@@ -167,7 +170,8 @@ export async function pokeShard(
       if (r.error) p.log.warn('poke failed', { sensorType: first.sensorType, hashcode: first.hashcode, error: r.error });
       // A poke that threw fails the try of every waiter without silentFail (pokeOnce's rule, per waiter).
       const failing = r.error === undefined ? [] : group.filter((t) => !t.silentFail);
-      const noRetry = !poke && loadError === undefined;
+      // An unknown sensor type, or a bundle version that is gone, will not come back: no retry.
+      const noRetry = !poke && (loadError === undefined || gone);
       await Promise.all(failing.map(async (t) => { if (await failSensor(p, t, `poke failed: ${r.error}`, noRetry)) report.settled++; }));
       await Promise.all(group.filter((t) => !failing.includes(t)).map(async (t) => {
         const interval = t.pokeIntervalMs ?? 60_000;

@@ -14,7 +14,7 @@ import {
   type TaskContext,
 } from './context.js';
 import { hasTask, loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
-import { AirlessError, TaskTimeoutError } from './errors.js';
+import { AirlessError, BundleNotFoundError, TaskTimeoutError } from './errors.js';
 import { keyOf } from './settle.js';
 import type { DagSpec, TaskInstance, TaskSpec } from './model.js';
 import type { LoadedBundle, Ports, TaskMessage } from './ports.js';
@@ -76,7 +76,8 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   try {
     bundle = await p.bundles.load(rc.run.bundleVersion);
   } catch (err) {
-    return { kind: 'failed', error: `bundle ${rc.run.bundleVersion} cannot be loaded: ${(err as Error).message}` };
+    // A version that is gone stays gone: no retry (AccessDenied, a timeout... retry as usual).
+    return { kind: 'failed', error: `bundle ${rc.run.bundleVersion} cannot be loaded: ${(err as Error).message}`, noRetry: err instanceof BundleNotFoundError };
   }
   const method = ti.nextMethod ?? 'execute';
   if (t.kind === 'sensor' && (method === 'execute' || method === '__poke')) {

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryLog } from '../../lib/adapters/memory/observe.js';
-import { AirlessError, clearTasks, reconcile, type TaskKey } from '../../lib/engine/index.js';
-import { dag } from '../../lib/sdk/index.js';
+import { AirlessError, BundleNotFoundError, clearTasks, reconcile, type BundleSource, type TaskKey } from '../../lib/engine/index.js';
+import { dag, defineSensor } from '../../lib/sdk/index.js';
 import type { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { makeRuntime } from '../helpers/runtime.js';
 
@@ -120,5 +120,30 @@ describe('reconcile ends a run whose bundle is gone', () => {
     expect(second.error).toContain('deleted0002');
     expect((await rt.ports.store.getRun('orphan', run3.runId))?.state).toBe('running');
     expect((await rt.ports.store.getDag('orphan'))?.activeRuns).toBe(1);
+  });
+});
+
+describe('a bundle version whose code is gone (its manifest still there)', () => {
+  it('fails a task and a batched sensor at once: their retries cannot bring the code back', async () => {
+    const never = defineSensor('gone_never', async () => false);
+    const d = dag('code_gone', {}, ({ task, sensor }) => {
+      task('t', () => 1, { retries: 3, retryDelay: '1m' });
+      sensor('s', { type: never, pokeContext: {} }, { pokeInterval: '1m', timeout: '1h', retries: 3, retryDelay: '1m' });
+    });
+    const { rt } = await makeRuntime([d]);
+    const real = rt.ports.bundles;
+    const gone: BundleSource = {
+      manifest: (v) => real.manifest(v),
+      load: async (v) => { throw new BundleNotFoundError(`bundle version ${v} not found`); },
+    };
+    Object.assign(rt.ports, { bundles: gone });
+    const run = await rt.trigger('code_gone');
+    await rt.runToCompletion('code_gone', run.runId);
+    const tasks = Object.fromEntries((await rt.ports.store.listTasks('code_gone', run.runId)).map((t) => [t.taskId, t]));
+    expect(tasks.t).toMatchObject({ state: 'failed', tryNumber: 1 });
+    expect(tasks.t!.error).toMatch(/cannot be loaded: bundle version \S+ not found$/);
+    expect(tasks.s).toMatchObject({ state: 'failed', tryNumber: 1 });
+    expect(tasks.s!.error).toMatch(/poke failed: bundle \S+ cannot be loaded: bundle version \S+ not found/);
+    expect((await rt.ports.store.getRun('code_gone', run.runId))?.state).toBe('failed');
   });
 });
