@@ -6,7 +6,6 @@
  * kwargs, payloads, XCom values) round-trip through JSON as they do in DynamoDB;
  * returned objects never alias stored state.
  *
- * Status for the lead: complete and compiling; import `MemoryStore` from here.
  */
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
 import type { Cas, LimitMove, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
@@ -18,78 +17,8 @@ import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
 import type { MapOutcome, MapShardState } from '../../engine/index.js';
-import { deepFreeze } from '../../engine/index.js';
 
-const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
-
-function cloneTask(t: TaskInstance): TaskInstance {
-  const c: TaskInstance = { ...t, upstream: { ...t.upstream } };
-  if (t.nextKwargs !== undefined) c.nextKwargs = jsonClone(t.nextKwargs);
-  if (t.trigger !== undefined) c.trigger = { ...t.trigger };
-  if (t.triggerEvent !== undefined) c.triggerEvent = jsonClone(t.triggerEvent);
-  return c;
-}
-
-function cloneRun(r: DagRun): DagRun {
-  return { ...r, conf: jsonClone(r.conf) };
-}
-
-// Specs are JSON-copied and frozen when stored, then shared: getDag is on the hot path
-// (every run start and end), and a frozen spec cannot be changed through an alias.
-function cloneDag(d: DagRecord): DagRecord {
-  return { ...d, spec: Object.isFrozen(d.spec) ? d.spec : deepFreeze(jsonClone(d.spec)) };
-}
-
-function cloneTrigger(t: TriggerRecord): TriggerRecord {
-  const c = { ...t };
-  if (t.pokeContext !== undefined) c.pokeContext = jsonClone(t.pokeContext);
-  return c;
-}
-
-/** Applies a patch: `null` removes, `undefined` leaves as is, other values are JSON-copied. */
-function applyPatch(target: Record<string, unknown>, patch: Record<string, unknown>): void {
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === undefined) continue;
-    if (v === null) delete target[k];
-    else target[k] = typeof v === 'object' ? jsonClone(v) : v;
-  }
-}
-
-/**
- * A task with a patch applied, as a new object. Stored tasks are replaced, never changed
- * by `delete`: a deleted property turns a V8 object into a slow dictionary, and every
- * later copy of it (each read returns one) pays for that.
- */
-function withPatch<T extends object>(t: T, patch: Record<string, unknown>): T {
-  const out: Record<string, unknown> = {};
-  const src = t as Record<string, unknown>;
-  for (const k in src) {
-    const v = src[k];
-    if (v !== undefined && (patch[k] === undefined || !(k in patch))) out[k] = v;
-  }
-  for (const k in patch) {
-    const v = patch[k];
-    if (v !== undefined && v !== null) out[k] = typeof v === 'object' ? jsonClone(v) : v;
-  }
-  return out as T;
-}
-
-/** Drops keys whose value is undefined, as DynamoDB marshalling does. */
-function compact<T extends object>(o: T): T {
-  return withPatch(o, {});
-}
-
-const runKey = (dagId: string, runId: string): string => `${dagId}\u0000${runId}`;
-const taskKey = (k: TaskKey): string => `${k.dagId}\u0000${k.runId}\u0000${k.taskId}`;
-const xcomKey = (k: XcomKey): string => `${taskKey(k)}\u0000${k.key}`;
-
-function stateMatches<S extends string>(state: S, expected: S | readonly S[]): boolean {
-  return typeof expected === 'string' ? state === expected : expected.includes(state);
-}
-
-function conditionFailed<T>(current: T | undefined): Cas<T> {
-  return { ok: false, current, reason: 'condition' };
-}
+import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
 /**
  * In-process {@link Store}.

@@ -1,0 +1,78 @@
+/**
+ * The memory store's records: copies that never alias stored state, patches with
+ * DynamoDB's semantics (`null` removes, `undefined` leaves as is), keys and the
+ * compare-and-set failure. Pure functions, shared by store.ts and its helpers.
+ */
+import type { Cas, DagRecord, DagRun, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
+import { deepFreeze } from '../../engine/index.js';
+
+export const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+
+export function cloneTask(t: TaskInstance): TaskInstance {
+  const c: TaskInstance = { ...t, upstream: { ...t.upstream } };
+  if (t.nextKwargs !== undefined) c.nextKwargs = jsonClone(t.nextKwargs);
+  if (t.trigger !== undefined) c.trigger = { ...t.trigger };
+  if (t.triggerEvent !== undefined) c.triggerEvent = jsonClone(t.triggerEvent);
+  return c;
+}
+
+export function cloneRun(r: DagRun): DagRun {
+  return { ...r, conf: jsonClone(r.conf) };
+}
+
+// Specs are JSON-copied and frozen when stored, then shared: getDag is on the hot path
+// (every run start and end), and a frozen spec cannot be changed through an alias.
+export function cloneDag(d: DagRecord): DagRecord {
+  return { ...d, spec: Object.isFrozen(d.spec) ? d.spec : deepFreeze(jsonClone(d.spec)) };
+}
+
+export function cloneTrigger(t: TriggerRecord): TriggerRecord {
+  const c = { ...t };
+  if (t.pokeContext !== undefined) c.pokeContext = jsonClone(t.pokeContext);
+  return c;
+}
+
+/** Applies a patch: `null` removes, `undefined` leaves as is, other values are JSON-copied. */
+export function applyPatch(target: Record<string, unknown>, patch: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    if (v === null) delete target[k];
+    else target[k] = typeof v === 'object' ? jsonClone(v) : v;
+  }
+}
+
+/**
+ * A task with a patch applied, as a new object. Stored tasks are replaced, never changed
+ * by `delete`: a deleted property turns a V8 object into a slow dictionary, and every
+ * later copy of it (each read returns one) pays for that.
+ */
+export function withPatch<T extends object>(t: T, patch: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {};
+  const src = t as Record<string, unknown>;
+  for (const k in src) {
+    const v = src[k];
+    if (v !== undefined && (patch[k] === undefined || !(k in patch))) out[k] = v;
+  }
+  for (const k in patch) {
+    const v = patch[k];
+    if (v !== undefined && v !== null) out[k] = typeof v === 'object' ? jsonClone(v) : v;
+  }
+  return out as T;
+}
+
+/** Drops keys whose value is undefined, as DynamoDB marshalling does. */
+export function compact<T extends object>(o: T): T {
+  return withPatch(o, {});
+}
+
+export const runKey = (dagId: string, runId: string): string => `${dagId}\u0000${runId}`;
+export const taskKey = (k: TaskKey): string => `${k.dagId}\u0000${k.runId}\u0000${k.taskId}`;
+export const xcomKey = (k: XcomKey): string => `${taskKey(k)}\u0000${k.key}`;
+
+export function stateMatches<S extends string>(state: S, expected: S | readonly S[]): boolean {
+  return typeof expected === 'string' ? state === expected : expected.includes(state);
+}
+
+export function conditionFailed<T>(current: T | undefined): Cas<T> {
+  return { ok: false, current, reason: 'condition' };
+}
