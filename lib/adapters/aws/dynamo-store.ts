@@ -20,13 +20,14 @@ import { expiresAtSeconds, isExpired } from '../expiry.js';
 import { clearDynamoXcoms, indexXcomKey } from './dynamo-xcom-clear.js';
 import { deepFreeze } from '../../engine/index.js';
 import {
-  Expr, and, below, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
+  Expr, and, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
   ownerIs, stateIs, tryIs, type Item,
 } from './dynamo-codec.js';
 import { casPut, casUpdate, casWithSlot, counterUpdate, getItem } from './dynamo-cas.js';
 import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
 import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limits.js';
 import { DynamoMapCounts } from './dynamo-mapping.js';
+import { DynamoTriggers } from './dynamo-triggers.js';
 import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
@@ -43,7 +44,6 @@ export interface DynamoStoreOptions {
 type Rec = Record<string, unknown>;
 const SHARDS = Array.from({ length: INDEX_SHARDS }, (_, i) => i);
 const NO_RETURN = { ReturnConsumedCapacity: 'TOTAL' } as const;
-const isCondFail = (err: unknown): boolean => (err as Error).name === 'ConditionalCheckFailedException';
 /** What a record looks like once stored: JSON values copied, absent fields dropped. */
 const plain = <T>(rec: T): T => JSON.parse(JSON.stringify(rec)) as T;
 const runKeyOf = (dagId: string, runId: string): string => `${dagId}/${runId}`;
@@ -70,6 +70,7 @@ export class DynamoStore implements Store {
     this.t = tableNames(opts.tablePrefix, opts.tableNames);
     this.blobs = opts.blobs;
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
+    this.triggers = new DynamoTriggers(this.r, this.t);
   }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
@@ -344,72 +345,16 @@ export class DynamoStore implements Store {
   }
 
 
-  // --------------------------------------------------------------------- triggers
+  // ---------------------------------------------------------- triggers, poke claims (dynamo-triggers.ts)
 
-  async putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> {
-    const item = encodeFields(t);
-    return casPut(this.r, this.t.triggers, item, 'id', plain(t), async (i) => (await decodeFields(i)) as unknown as TriggerRecord);
-  }
-
-  async getTrigger(id: string): Promise<TriggerRecord | undefined> {
-    const item = await getItem(this.r, this.t.triggers, { id: { S: id } });
-    return item && ((await decodeFields(item)) as unknown as TriggerRecord);
-  }
-
-  async deleteTrigger(id: string): Promise<void> {
-    await this.r.send(new DeleteItemCommand({ TableName: this.t.triggers, Key: { id: { S: id } }, ...NO_RETURN }), 'write');
-  }
-
-  /** Updates an existing trigger; a missing one stays missing (no partial resurrection). */
-  async updateTrigger(id: string, patch: Partial<Omit<TriggerRecord, 'id'>>): Promise<void> {
-    const x = new Expr();
-    const cond = exists(x, 'id');
-    await this.patchInto(x, patch);
-    if (!x.hasUpdates) return;
-    try {
-      await this.r.send(
-        new UpdateItemCommand({ TableName: this.t.triggers, Key: { id: { S: id } }, UpdateExpression: x.update(), ConditionExpression: cond, ...x.params(), ...NO_RETURN }),
-        'write',
-      );
-    } catch (err) {
-      if (!isCondFail(err)) throw err;
-    }
-  }
-
-  async listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]> {
-    const x = new Expr();
-    const kc = `${x.name('shardcode')} = ${x.value({ N: String(shard) })} AND ${x.name('nextPokeAt')} <= ${x.value({ N: String(dueBefore) })}`;
-    const items = await this.r.queryAll({ TableName: this.t.triggers, IndexName: 'sensorDue', KeyConditionExpression: kc, ...x.params() });
-    const out = (await Promise.all(items.map((i) => decodeFields(i)))) as unknown as TriggerRecord[];
-    return out.sort((a, b) => a.nextPokeAt! - b.nextPokeAt! || (a.id < b.id ? -1 : 1));
-  }
-
-  async listEventTriggers(eventKey: string): Promise<TriggerRecord[]> {
-    const x = new Expr();
-    const kc = `${x.name('eventKey')} = ${x.value({ S: eventKey })}`;
-    const items = await this.r.queryAll({ TableName: this.t.triggers, IndexName: 'byEvent', KeyConditionExpression: kc, ...x.params() });
-    const out = (await Promise.all(items.map((i) => decodeFields(i)))) as unknown as TriggerRecord[];
-    return out.sort((a, b) => (a.id < b.id ? -1 : 1));
-  }
-
-
-  async claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean> {
-    const x = new Expr();
-    const cond = below(x, 'cycle', cycle);
-    x.set('cycle', { N: String(cycle) });
-    if (expiresAtSec !== undefined) x.set('ttl', { N: String(Math.ceil(expiresAtSec)) });
-    try {
-      await this.r.send(
-        new UpdateItemCommand({ TableName: this.t.kv, Key: { pk: { S: `p:${hashcode}` } }, UpdateExpression: x.update(), ConditionExpression: cond, ...x.params(), ...NO_RETURN }),
-        'write',
-      );
-      return true;
-    } catch (err) {
-      if (!isCondFail(err)) throw err;
-      this.r.lostRace();
-      return false;
-    }
-  }
+  private readonly triggers: DynamoTriggers;
+  putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> { return this.triggers.putTrigger(t); }
+  getTrigger(id: string): Promise<TriggerRecord | undefined> { return this.triggers.getTrigger(id); }
+  deleteTrigger(id: string): Promise<void> { return this.triggers.deleteTrigger(id); }
+  updateTrigger(id: string, patch: Partial<Omit<TriggerRecord, 'id'>>): Promise<void> { return this.triggers.updateTrigger(id, patch); }
+  listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]> { return this.triggers.listSensorTriggers(shard, dueBefore); }
+  listEventTriggers(eventKey: string): Promise<TriggerRecord[]> { return this.triggers.listEventTriggers(eventKey); }
+  claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean> { return this.triggers.claimPoke(hashcode, cycle, expiresAtSec); }
 
   // ------------------------------------------------------------------ XCom, signals
 
