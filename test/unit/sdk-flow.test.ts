@@ -4,20 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chain, dag } from 'airless';
-import { InvalidDagError, validateDagSpec } from '../../lib/engine/index.js';
+import { validateDagSpec } from '../../lib/engine/index.js';
+import { dagError, edges } from '../helpers/dag-spec.js';
 
-const edges = (d: ReturnType<typeof dag>) => d.spec.tasks.flatMap((t) => t.downstream.map((x) => `${t.taskId}>${x}`)).sort();
 const spec = (d: ReturnType<typeof dag>, id: string) => d.spec.tasks.find((t) => t.taskId === id)!;
-
-function dagError(f: () => unknown): InvalidDagError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InvalidDagError);
-    return e as InvalidDagError;
-  }
-  throw new Error('expected an InvalidDagError');
-}
 
 describe('task groups', () => {
   it('prefixes ids, links into the roots and out of the leaves, and records the group', () => {

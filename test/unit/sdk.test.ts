@@ -2,21 +2,9 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import fc from 'fast-check';
 import { chain, dag, defineSensor, isDagDefinition, isSensorDefinition, type TaskContext } from 'airless';
 import { InvalidDagError } from '../../lib/engine/index.js';
+import { dagError, edges } from '../helpers/dag-spec.js';
 import { dagWidth } from '../../lib/sdk/width.js';
 import etlDaily, { partitionReady } from '../fixtures/valid-dags/basic/etl_daily.js';
-
-const edges = (d: ReturnType<typeof dag>) =>
-  d.spec.tasks.flatMap((t) => t.downstream.map((x) => `${t.taskId}>${x}`)).sort();
-
-function dagError(f: () => unknown): InvalidDagError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InvalidDagError);
-    return e as InvalidDagError;
-  }
-  throw new Error('expected an InvalidDagError');
-}
 
 describe('the authoring example', () => {
   it('builds the spec: edges, trigger rules, retries in ms, schedule, width', () => {
