@@ -50,3 +50,6 @@ export * from './model/backfill.js';
 export type * from './model/backfill-store.js';
 export { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, setBackfillPaused, type BackfillRequest, type DatePlan } from './flow/backfill.js';
 export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId, runSlot } from './rules/backfill.js';
+export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
+export { COST_MODEL, DEFAULT_WORKER_MEMORY_MB, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
+export { PRICES, usd, type Price, type PriceItem } from './rules/prices.js';
