@@ -36,9 +36,9 @@ export interface CostModel {
 // measured:begin (written by `npm run bench -- --only backfill --update-cost-model`)
 export const COST_MODEL: CostModel = {
   "perTask": { "wcu": 3, "rcu": 1.1, "dynamoRequests": 4, "sqsRequests": 3, "lambdaInvocations": 1, "schedulerCalls": 0 },
-  "perRun": { "wcu": 22, "rcu": 7, "dynamoRequests": 12, "sqsRequests": 0, "lambdaInvocations": 0, "schedulerCalls": 0 },
-  "perBackfillRun": { "wcu": 0, "rcu": 0, "dynamoRequests": 0, "sqsRequests": 0, "lambdaInvocations": 0, "schedulerCalls": 0 },
-  "measured": "not yet"
+  "perRun": { "wcu": 22, "rcu": 8, "dynamoRequests": 14, "sqsRequests": 0, "lambdaInvocations": 0, "schedulerCalls": 0 },
+  "perBackfillRun": { "wcu": 3.8, "rcu": 2, "dynamoRequests": 1.6, "sqsRequests": 3, "lambdaInvocations": 1, "schedulerCalls": 0 },
+  "measured": "2026-11-25, npm run bench -- --only backfill (DynamoDB Local, local-aws-sqs)"
 };
 // measured:end
 
