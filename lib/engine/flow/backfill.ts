@@ -137,7 +137,6 @@ export async function createBackfill(p: Ports, req: BackfillRequest): Promise<Ba
     const open = r.current ? ` (backfill ${r.current.id})` : '';
     throw new BackfillConflictError(`dag ${req.dagId} has a backfill running already${open}: there can be one per DAG; cancel it or wait for it to end`);
   }
-  p.metrics.count('BackfillsCreated');
   p.log.info('backfill created', { backfillId: b.id, dagId: b.dagId, dates: b.total, maxActiveRuns });
   return (await advanceBackfill(p, b.id)) ?? r.item;
 }
@@ -240,7 +239,6 @@ async function finishClear(p: Ports, b: Backfill, runId: string): Promise<void> 
 async function complete(p: Ports, b: Backfill): Promise<Backfill> {
   const r = await p.store.completeBackfill(b.id, p.clock.now());
   if (r.ok) {
-    p.metrics.count('BackfillsCompleted');
     p.log.info('backfill completed', { backfillId: b.id, dagId: b.dagId, created: r.item.created, reprocessed: r.item.reprocessed, skipped: r.item.skipped });
   }
   return r.ok ? r.item : (r.current ?? b);
