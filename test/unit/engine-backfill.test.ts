@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VirtualClock } from '../../lib/adapters/memory/clock.js';
-import { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, setBackfillPaused } from '../../lib/engine/index.js';
+import { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, scheduleDag, setBackfillPaused } from '../../lib/engine/index.js';
 import type { Backfill, DagRun, Ports } from '../../lib/engine/index.js';
 import { isRunTerminal } from '../../lib/engine/index.js';
 import { dag } from '../../lib/sdk/index.js';
@@ -129,16 +129,24 @@ describe('backfill: its own max-active-runs', () => {
     expect(await backfillRuns(p, b)).toHaveLength(12);
   });
 
-  it("the DAG's own runs are not held up: a manual run starts at once while the backfill fills its slots", async () => {
+  it("the DAG's own runs are not held up: its scheduled and manual runs start at once while the backfill fills its slots", async () => {
     const { c, body } = concurrency();
-    const d = dag('shared', { schedule: '@daily', maxActiveRuns: 1 }, ({ task }) => { task('a', body); });
-    const { rt, clock } = await makeRuntime([d], { start: NOW });
+    const d = dag('shared', { schedule: '@daily', maxActiveRuns: 2, catchup: false, startDate: '2025-01-01T00:00:00Z' }, ({ task }) => { task('a', body); });
+    const { rt, clock } = await makeRuntime([d], { start: NOW + 3_600_000 });
     c.clock = clock;
     const p = rt.ports;
-    await createBackfill(p, { dagId: 'shared', fromDate: JAN1, toDate: JAN1 + 5 * DAY, maxActiveRuns: 2 });
+    const b = await createBackfill(p, { dagId: 'shared', fromDate: JAN1, toDate: JAN1 + 5 * DAY, maxActiveRuns: 2 });
+    expect((await p.store.getBackfill(b.id))!.active).toBe(2);
+    // The schedule's run for today (Airflow counts backfill runs apart from the DAG's: so does Airless).
+    await scheduleDag(p, 'shared');
+    expect((await p.store.getRun('shared', `scheduled__${new Date(NOW).toISOString()}`))!.state).toBe('running');
     const manual = await rt.trigger('shared', { logicalDate: NOW });
     expect(manual.state).toBe('running');
-    expect((await p.store.getDag('shared'))!.activeRuns).toBe(1);
+    expect((await p.store.getDag('shared'))!.activeRuns).toBe(2);
+    expect((await p.store.getBackfill(b.id))!.active).toBe(2);
+    await rt.runUntil(async () => (await p.store.getBackfill(b.id))!.completedAt !== undefined);
+    expect(c.max).toBe(4);
+    expect((await p.store.getDag('shared'))!.activeRuns ?? 0).toBe(0);
   });
 });
 
