@@ -188,6 +188,54 @@ describe('backfill: dates that already have a run (Airflow reprocess behaviours)
   });
 });
 
+describe('backfill: crashes and clears', () => {
+  it('a reprocess cut short between its step and its clear is cleared again by a later advance', async () => {
+    const d = dag('crash', { schedule: '@daily' }, ({ task }) => { task('a', () => 1); });
+    const { rt, clock } = await makeRuntime([d], { start: NOW });
+    const p = rt.ports;
+    const old = await rt.trigger('crash', { runId: `scheduled__${new Date(JAN1).toISOString()}`, logicalDate: JAN1, runType: 'scheduled' });
+    await rt.runToCompletion('crash', old.runId);
+    const b = await createBackfill(p, { dagId: 'crash', fromDate: JAN1, toDate: JAN1, reprocess: 'completed' });
+    await rt.runUntil(async () => (await p.store.getBackfill(b.id))!.completedAt !== undefined);
+    // A second backfill of that date: its step reopens the run, then its engine "dies" before clearing it.
+    const run = (await p.store.getRun('crash', old.runId))!;
+    const bf = await p.store.nextBackfillId();
+    const done = (await p.store.getBackfill(b.id))!;
+    await p.store.createBackfill({ ...done, id: bf, completedAt: undefined, cursor: undefined, handled: 0, created: 0, reprocessed: 0, skipped: 0, active: 0 });
+    const stepped = await p.store.stepBackfill(bf, { from: undefined, to: JAN1, outcome: 'reprocessed', now: clock.now(), clearing: run.runId }, {
+      reopen: { dagId: 'crash', runId: run.runId, expectState: 'success', patch: { state: 'running', runType: 'backfill', backfillId: bf, startedAt: clock.now(), endedAt: null } },
+    });
+    expect(stepped.ok).toBe(true);
+    expect((await p.store.getTask({ dagId: 'crash', runId: run.runId, taskId: 'a' }))!.tryNumber).toBe(2);
+    await advanceBackfill(p, bf);
+    expect((await p.store.getBackfill(bf))!.clearing).toBe(run.runId); // not stale yet: its engine may still be clearing
+    clock.advanceTo(clock.now() + 2 * MIN);
+    await advanceBackfill(p, bf);
+    expect((await p.store.getBackfill(bf))!.clearing).toBeUndefined();
+    await rt.runUntil(async () => (await p.store.getBackfill(bf))!.completedAt !== undefined);
+    expect((await p.store.getRun('crash', run.runId))!).toMatchObject({ state: 'success', backfillId: bf });
+    expect((await p.store.getTask({ dagId: 'crash', runId: run.runId, taskId: 'a' }))!.tryNumber).toBe(3);
+  });
+
+  it("a cleared backfill run waits for its backfill's slot, not the DAG's, and gives it back", async () => {
+    const d = dag('cleared', { schedule: '@daily', maxActiveRuns: 1 }, ({ task }) => { task('a', () => 1); });
+    const { rt } = await makeRuntime([d], { start: NOW });
+    const p = rt.ports;
+    const b = await createBackfill(p, { dagId: 'cleared', fromDate: JAN1, toDate: JAN1 + DAY, maxActiveRuns: 1 });
+    await rt.runUntil(async () => (await p.store.getBackfill(b.id))!.completedAt !== undefined);
+    const [first] = await backfillRuns(p, b);
+    const manual = await rt.trigger('cleared', { logicalDate: NOW });
+    expect(manual.state).toBe('running'); // holds the DAG's only slot
+    const { clearTasks } = await import('../../lib/engine/index.js');
+    await clearTasks(p, 'cleared', first.runId, ['a']);
+    expect((await p.store.getRun('cleared', first.runId))!.state).toBe('running');
+    expect((await p.store.getBackfill(b.id))!.active).toBe(1);
+    expect((await p.store.getDag('cleared'))!.activeRuns).toBe(1);
+    await rt.runUntil(async () => (await p.store.getRun('cleared', first.runId))!.state === 'success');
+    expect((await p.store.getBackfill(b.id))!.active).toBe(0);
+  });
+});
+
 describe('backfill: pause, cancel, one per DAG', () => {
   it('paused, no new run starts; unpaused, it goes on; cancelled, it completes with its running runs left to finish', async () => {
     const { c, body } = concurrency();
