@@ -6,6 +6,7 @@ import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
 import type { ShapeResult } from './scenarios/shapes.js';
+import { formatBackfill, type BackfillBenchResult } from './scenarios/backfill.js';
 
 export interface SensorSummary {
   sensors: number;
@@ -28,6 +29,8 @@ export interface BenchReport {
   ha?: HaResult;
   /** Issue 13: one expand of 10,000 (bench/scenarios/mapping.ts). */
   mapping?: MappingRow[];
+  /** Issue 21: requests per backfilled run (bench/scenarios/backfill.ts). */
+  backfill?: BackfillBenchResult;
   durationMs: number;
 }
 
@@ -111,6 +114,7 @@ export function formatReport(r: BenchReport): string {
     out.push(`   duplicates ${mark(h.duplicates === 0)} (must be 0); three at least as fast as one: ${mark(h.threeProcessTasksPerSec >= h.oneProcessTasksPerSec)}`);
   }
   if (r.mapping) out.push('', formatMapping(r.mapping));
+  if (r.backfill) out.push('', formatBackfill(r.backfill));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

@@ -4,6 +4,7 @@
  * as the last line of stdout. Method and latest figures: docs/performance.md.
  *
  * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha] [--memory-only] [--dynamodb-endpoint URL]
+ * (`--only backfill --update-cost-model` also writes lib/engine/rules/cost-model.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -20,7 +21,9 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill'>;
+  /** Write the backfill scenario's figures into lib/engine/rules/cost-model.ts. */
+  updateCostModel?: boolean;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
   memoryOnly: boolean;
   dynamodbEndpoint?: string;
@@ -28,7 +31,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -49,7 +52,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     shapes: [],
     durationMs: 0,
   };
-  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping'));
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill'));
   let ddb: DynamoDbLocal | undefined;
   let client: DynamoDBClient | undefined;
   let endpoint = opts.dynamodbEndpoint;
@@ -93,6 +96,13 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const mapping = await mappingBench({ n: opts.quick ? 1_000 : 10_000, concurrency: 32, dynamodb: client, progress: say });
       report.mapping = mapping;
     }
+    // issue 21: requests per backfilled run, and the dry run's cost model (bench/scenarios/backfill.ts)
+    if (client && opts.only.has('backfill')) {
+      say('backfill');
+      const { backfillBench, writeCostModel } = await import('./scenarios/backfill.js');
+      report.backfill = await backfillBench(client);
+      if (opts.updateCostModel) writeCostModel(report.backfill.measured);
+    }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {
       say('UI grid and graph');
@@ -121,6 +131,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       only: { type: 'string' },
       'memory-only': { type: 'boolean', default: false },
       'dynamodb-endpoint': { type: 'string' },
+      'update-cost-model': { type: 'boolean', default: false },
     },
   });
   const only = new Set((values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()));
@@ -133,6 +144,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const report = await runBench({
     quick: values.quick!, only: only as BenchOptions['only'], memoryOnly: values['memory-only']!,
     dynamodbEndpoint: values['dynamodb-endpoint'], progress: (l) => process.stderr.write(`bench: ${l}...\n`),
+    updateCostModel: values['update-cost-model'],
   });
   console.log(formatReport(report));
   if (values.json) {

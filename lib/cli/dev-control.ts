@@ -14,6 +14,7 @@ import { AirlessError } from '../engine/index.js';
 import type { Ports } from '../engine/index.js';
 import { setPaused } from '../engine/index.js';
 import { cmdClear, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
+import { cmdBackfillOn } from './backfill.js';
 import { jsonOrString } from './options.js';
 import { exitCodeFor, UsageError } from './output.js';
 
@@ -34,7 +35,7 @@ export interface ControlRequest {
 }
 
 /** Commands a dev answers (the others need a stack). */
-export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs'];
+export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs', 'backfill'];
 
 async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: string) => void): Promise<number> {
   const [a0, a1, a2] = r.args;
@@ -56,6 +57,8 @@ async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: str
       return 0;
     case 'signal':
       return cmdSignal(ports, a0, r.options.payload === undefined ? undefined : jsonOrString(String(r.options.payload)), out);
+    case 'backfill':
+      return cmdBackfillOn(p, r.options, out);
     case 'logs': {
       const tryNumber = r.options.try === undefined ? undefined : Number(r.options.try);
       const lines = log.lines.filter((l) => l.fields?.dagId === a0 && l.fields?.runId === a1 && l.fields?.taskId === a2 &&

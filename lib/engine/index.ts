@@ -46,3 +46,10 @@ export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, sh
 export { isSensitiveKey, redact, redactDeep } from './secrets-mask.js';
 export { envKey } from './secrets.js';
 export { instanceValue } from './mapping-values.js';
+export * from './model/backfill.js';
+export type * from './model/backfill-store.js';
+export { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, setBackfillPaused, type BackfillRequest, type DatePlan } from './flow/backfill.js';
+export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfill.js';
+export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
+export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
+export { PRICES } from './rules/prices.js';

@@ -5,7 +5,7 @@
  * edge turns into a dead-letter delivery instead of a retry loop.
  */
 import { MalformedMessageError } from './errors.js';
-import type { CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
+import type { BackfillMessage, CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
 
 import { ID_PATTERN } from './validate.js';
 
@@ -55,9 +55,11 @@ export function validateQueueMessage(value: unknown): QueueMessage {
       return validateSchedule(o);
     case 'callback':
       return validateCallback(o);
+    case 'backfill':
+      return validateBackfill(o);
     default:
       throw new MalformedMessageError(
-        `message field "kind" must be one of task, fire, schedule, callback, got ${describe(o.kind)}`,
+        `message field "kind" must be one of task, fire, schedule, callback, backfill, got ${describe(o.kind)}`,
       );
   }
 }
@@ -91,6 +93,8 @@ export function encodeQueueMessage(m: QueueMessage): string {
       return JSON.stringify({ kind: v.kind, dagId: v.dagId, tickAt: v.tickAt });
     case 'callback':
       return JSON.stringify(v);
+    case 'backfill':
+      return JSON.stringify({ kind: v.kind, backfillId: v.backfillId });
   }
 }
 
@@ -154,6 +158,11 @@ function validateCallback(o: Fields): CallbackMessage {
   if (o.verify !== undefined) m.verify = o.verify === true;
   if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'callback', 'attempt');
   return m;
+}
+
+function validateBackfill(o: Fields): BackfillMessage {
+  onlyFields(o, 'backfill', ['kind', 'backfillId']);
+  return { kind: 'backfill', backfillId: nonNegativeInt(o, 'backfill', 'backfillId') };
 }
 
 function onlyFields(o: Fields, kind: string, allowed: readonly string[]): void {

@@ -195,6 +195,8 @@ export interface DagRun {
   timeoutAt?: number;
   /** Why the run failed when no task of it did (its bundle is gone: orphan-run.ts). */
   error?: string;
+  /** The backfill that created or reprocessed the run: its slot counts there (flow/backfill.ts). */
+  backfillId?: number;
 }
 
 export interface TaskKey {

@@ -10,6 +10,7 @@
  * what is gone); each is annotated with the reason and taken off the due index, and a
  * waiting sensor's or deferral's trigger is deleted, so no tick or poker reviews them again.
  */
+import { runSlot } from './rules/backfill.js';
 import { specFor } from './dag-index.js';
 import { BundleNotFoundError, NotFoundError } from './errors.js';
 import type { DagRun, DagSpec } from './model.js';
@@ -63,7 +64,7 @@ export async function endOrphanRun(p: Ports, run: DagRun, err: unknown): Promise
     run.runId,
     { state: 'running' },
     { state: 'failed', endedAt: now, expiresAt: retainUntil(p) ?? null, error },
-    { delta: -1 },
+    runSlot(run, -1),
   );
   if (!r.ok) return false;
   p.metrics.count('RunsFailed');

@@ -16,6 +16,7 @@ import type {
 } from './model.js';
 import type { RunState, TaskState } from './states.js';
 import type { MappingStore } from './mapping-store.js';
+import type { BackfillStore } from './model/backfill-store.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -57,6 +58,8 @@ export type RunPatch = {
 export interface SlotChange {
   delta: 1 | -1;
   max?: number;
+  /** A backfill's run: the counter is the backfill's `active`, bounded by its own maxActiveRuns and refused while it is paused (`max` ignored). */
+  backfillId?: number;
 }
 
 /**
@@ -78,7 +81,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore {
+export interface Store extends MappingStore, BackfillStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -218,7 +221,13 @@ export interface CallbackMessage {
   attempt?: number;
 }
 
-export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage;
+/** A run of a backfill ended: advance the backfill (flow/backfill.ts). */
+export interface BackfillMessage {
+  kind: 'backfill';
+  backfillId: number;
+}
+
+export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage | BackfillMessage;
 
 export interface Queue {
   /** Sends messages, at most `delayMs` late (0 to 15 minutes). */

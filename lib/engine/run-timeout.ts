@@ -12,6 +12,7 @@ import type { Ports, RunPatch } from './ports.js';
 import { isTerminal } from './states.js';
 import { createTask, retainUntil, transition } from './transition.js';
 import { taskKeyString } from './model.js';
+import { runSlot } from './rules/backfill.js';
 
 /**
  * The deadline fields of a run starting at `now` (`timeoutAt: null` clears a deadline a
@@ -40,7 +41,7 @@ export async function enforceRunTimeout(p: Ports, rc: RunCtx): Promise<boolean> 
     rc.run.runId,
     { state: 'running' },
     { state: 'failed', endedAt: now, expiresAt: retainUntil(p) ?? null },
-    { delta: -1 },
+    runSlot(rc.run, -1),
   );
   if (!r.ok) return false;
   rc.run = r.item;

@@ -23,6 +23,8 @@ import { runTimeoutPatch } from './run-timeout.js';
 import { specOrEndOrphan } from './orphan-run.js';
 import { indirectSetups, setupScopeDecision } from './setup-teardown.js';
 import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
+import { runSlot } from './rules/backfill.js';
+import { afterRunEnded } from './flow/backfill-hooks.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 
 export { keyOf, retainUntil };
@@ -225,7 +227,7 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
     rc.run.runId,
     { state: 'running' },
     { state, endedAt: now, expiresAt: retention > 0 ? Math.floor((now + retention) / 1000) : null },
-    { delta: -1 },
+    runSlot(rc.run, -1),
   );
   if (!r.ok) return false;
   rc.run = r.item;
@@ -233,6 +235,7 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
   await startQueuedRuns(p, rc.run.dagId, { ended: true });
+  await afterRunEnded(p, rc.run);
   return true;
 }
 
@@ -334,10 +337,12 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
       run.runId,
       { state: 'queued' },
       { state: 'running', startedAt: p.clock.now(), ...runTimeoutPatch(dag.spec, run, p.clock.now()) },
-      { delta: 1, max: dag.spec.maxActiveRuns },
+      runSlot(run, 1, dag.spec.maxActiveRuns),
     );
     if (!r.ok) {
-      if (r.reason === 'slots') return;
+      // A cleared backfill run waits for its backfill's slot without holding up the DAG's runs.
+      if (r.reason === 'slots' && run.backfillId === undefined) return;
+      if (r.reason === 'slots') continue;
       p.metrics.count('LostRaces');
       continue;
     }

@@ -7,6 +7,7 @@ import { api, apiText, badge, color, enc, esc, flash, fmtDate } from './dom.js';
 import { graphSvg, placeGraph, type Placed, type Structure } from './graph.js';
 import { gridStateCss, renderGrid, type GridData } from './grid.js';
 import { renderGantt, renderTask } from './task.js';
+import { renderBackfills } from './backfills.js';
 
 /** Tests set `window.__airlessPollMs` to poll faster. */
 const POLL_MS = Number((window as unknown as { __airlessPollMs?: number }).__airlessPollMs ?? 2000);
@@ -44,7 +45,7 @@ async function renderDags(root: HTMLElement): Promise<void> {
 
 function dagTabs(dag: string, active: string): string {
   const tab = (k: string, label: string) => `<a class="tab${k === active ? ' sel' : ''}" href="#/dags/${enc(dag)}/${k}">${label}</a>`;
-  return `<h2><a href="#/">DAGs</a> › ${esc(dag)}</h2><nav class="tabs">${tab('grid', 'Grid')}${tab('graph', 'Graph')}${tab('trigger', 'Trigger')}${tab('signal', 'Signal')}</nav>`;
+  return `<h2><a href="#/">DAGs</a> › ${esc(dag)}</h2><nav class="tabs">${tab('grid', 'Grid')}${tab('graph', 'Graph')}${tab('trigger', 'Trigger')}${tab('signal', 'Signal')}${tab('backfills', 'Backfills')}</nav>`;
 }
 
 async function renderDagGrid(root: HTMLElement, dag: string, q: URLSearchParams): Promise<void> {
@@ -145,6 +146,7 @@ async function route(): Promise<void> {
     else if (parts[2] === 'graph') await renderDagGraph(root, parts[1], q);
     else if (parts[2] === 'trigger') await renderTrigger(root, parts[1]);
     else if (parts[2] === 'signal') renderSignal(root, parts[1]);
+    else if (parts[2] === 'backfills') await renderBackfills(root, parts[1], dagTabs(parts[1], 'backfills'));
     else await renderDagGrid(root, parts[1], q);
   } catch (err) {
     root.innerHTML = `<p class="err">${esc((err as Error).message)}</p>`;

@@ -44,7 +44,9 @@ export async function api<T = any>(path: string, init: { method?: string; body?:
   const res = await fetch(path, { method, headers, credentials: 'same-origin', body: init.body === undefined ? undefined : JSON.stringify(init.body) });
   const text = await res.text();
   const json = text ? JSON.parse(text) : undefined;
-  if (!res.ok) throw new ApiError(json?.detail ?? `${res.status} ${res.statusText}`);
+  // A 422 carries FastAPI's list of { loc, msg }: show the messages.
+  const detail = Array.isArray(json?.detail) ? json.detail.map((d: { msg?: string }) => d.msg).join('; ') : json?.detail;
+  if (!res.ok) throw new ApiError(detail ?? `${res.status} ${res.statusText}`);
   return json as T;
 }
 

@@ -1,4 +1,6 @@
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { storeContract } from './store.contract.js';
+import { backfillStoreContract } from './backfill-store.contract.js';
 
 storeContract('memory', async () => new MemoryStore());
+backfillStoreContract('memory', async () => new MemoryStore());

@@ -28,7 +28,9 @@ import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
 import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limits.js';
 import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
+import { backfillCounter, DynamoBackfills } from './dynamo-backfills.js';
 import type { MapOutcome, MapShardState } from '../../engine/index.js';
+import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -71,7 +73,22 @@ export class DynamoStore implements Store {
     this.blobs = opts.blobs;
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
     this.triggers = new DynamoTriggers(this.r, this.t);
+    this.backfills = new DynamoBackfills(this.r, this.t.kv, {
+      runsTable: this.t.runs, runItem: (run) => this.runItem(run),
+      runPatch: (x, patch, dagId, runId) => this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] }),
+    });
   }
+
+  // Backfills (dynamo-backfills.ts).
+  private readonly backfills: DynamoBackfills;
+  nextBackfillId(): Promise<number> { return this.backfills.nextBackfillId(); }
+  createBackfill(b: Backfill) { return this.backfills.createBackfill(b); }
+  getBackfill(id: number) { return this.backfills.getBackfill(id); }
+  listBackfills(dagId: string) { return this.backfills.listBackfills(dagId); }
+  listOpenBackfills() { return this.backfills.listOpenBackfills(); }
+  updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
+  stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
+  completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
   private readonly maps: DynamoMapCounts;
@@ -166,11 +183,15 @@ export class DynamoStore implements Store {
   // ------------------------------------------------------------------------- runs
 
   async createRun(run: DagRun): Promise<Cas<DagRun>> {
+    return casPut(this.r, this.t.runs, await this.runItem(run), 'dagId', plain(run), (i) => this.decodeRun(i));
+  }
+
+  private async runItem(run: DagRun): Promise<Item> {
     parseRunState(run.state);
     const item = encodeFields(run, new Set(['conf']));
     item['conf'] = await encodeJson(run.conf, blobPath('conf', run.dagId, run.runId), `conf of run ${run.dagId}/${run.runId}`, this.blobs);
     if (!isRunTerminal(run.state)) item['activeDag'] = { S: run.dagId };
-    return casPut(this.r, this.t.runs, item, 'dagId', plain(run), (i) => this.decodeRun(i));
+    return item;
   }
 
   async getRun(dagId: string, runId: string): Promise<DagRun | undefined> {
@@ -196,7 +217,7 @@ export class DynamoStore implements Store {
     }
     const decode = (i: Item) => this.decodeRun(i);
     if (!slot) return casUpdate(this.r, this.t.runs, key, x, cond, decode);
-    const counter = counterUpdate(this.t.dags, { dagId: { S: dagId } }, 'dagId', 'activeRuns', slot);
+    const counter = slot.backfillId !== undefined ? backfillCounter(this.t.kv, slot) : counterUpdate(this.t.dags, { dagId: { S: dagId } }, 'dagId', 'activeRuns', slot);
     return casWithSlot(this.r, { table: this.t.runs, key, x, cond }, counter, slot, decode, () => this.updateRun(dagId, runId, expect, patch));
   }
 

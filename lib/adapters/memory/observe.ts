@@ -75,6 +75,14 @@ export function observeStore(store: Store, onEvent: (e: StateEvent) => void): St
     if (r.ok) onEvent({ type: 'run', run: r.item });
     return r;
   };
+  // A backfill's step creates or reopens a run in the same write (flow/backfill.ts).
+  wrapped.stepBackfill = async (id, step, run) => {
+    const r = await store.stepBackfill(id, step, run);
+    const key = run && ('put' in run ? run.put : run.reopen);
+    const after = r.ok && key ? await store.getRun(key.dagId, key.runId) : undefined;
+    if (after) onEvent({ type: 'run', run: after, from: run && 'reopen' in run ? run.reopen.expectState : undefined });
+    return r;
+  };
   // Every other method goes to the store itself, bound, so its own fields stay its own.
   return new Proxy(wrapped, {
     get(target, prop) {

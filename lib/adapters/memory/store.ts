@@ -16,7 +16,9 @@ import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
+import { MemoryBackfills } from './backfills.js';
 import type { MapOutcome, MapShardState } from '../../engine/index.js';
+import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -56,6 +58,25 @@ export class MemoryStore implements Store {
   getMapSummary(k: TaskKey) { return this.mapCounts.getMapSummary(k); }
   getMapShards(k: TaskKey, s: readonly number[]) { return this.mapCounts.getMapShards(k, s); }
   listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.mapCounts.listMapped(k); }
+
+  /**
+   * Backfills (backfills.ts). A step writes its run through createRun/updateRun, whose
+   * bodies run synchronously up to their return: the run and the backfill change in the
+   * same turn, as DynamoDB's transaction makes them change together.
+   */
+  private readonly backfills = new MemoryBackfills({
+    peekRun: (dagId, runId) => this.runs.get(dagId)?.get(runId),
+    putRun: (run) => void this.createRun(run),
+    patchRun: (dagId, runId, patch) => void this.updateRun(dagId, runId, { state: this.runs.get(dagId)!.get(runId)!.state }, patch),
+  });
+  nextBackfillId(): Promise<number> { return this.backfills.nextBackfillId(); }
+  createBackfill(b: Backfill) { return this.backfills.createBackfill(b); }
+  getBackfill(id: number) { return this.backfills.getBackfill(id); }
+  listBackfills(dagId: string) { return this.backfills.listBackfills(dagId); }
+  listOpenBackfills() { return this.backfills.listOpenBackfills(); }
+  updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
+  stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
+  completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
 
   // ----------------------------------------------------------------- DAG registry
 
@@ -119,7 +140,7 @@ export class MemoryStore implements Store {
     if (patch.state != null) parseRunState(patch.state);
     const r = this.runs.get(dagId)?.get(runId);
     if (!r || !stateMatches(r.state, expect.state)) return conditionFailed(r && cloneRun(r));
-    if (slot && !this.moveCounter(this.dags.get(dagId), 'activeRuns', slot)) {
+    if (slot && !(slot.backfillId !== undefined ? this.backfills.moveActive(slot) : this.moveCounter(this.dags.get(dagId), 'activeRuns', slot))) {
       return { ok: false, current: cloneRun(r), reason: 'slots' };
     }
     applyPatch(r as unknown as Record<string, unknown>, patch);
