@@ -7,6 +7,8 @@ import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
 import type { ShapeResult } from './scenarios/shapes.js';
 import { formatBackfill, type BackfillBenchResult } from './scenarios/backfill.js';
+import type { IdleResult } from './scenarios/idle.js';
+import { formatIdleBill } from './idle-bill.js';
 
 export interface SensorSummary {
   sensors: number;
@@ -31,6 +33,8 @@ export interface BenchReport {
   mapping?: MappingRow[];
   /** Issue 21: requests per backfilled run (bench/scenarios/backfill.ts). */
   backfill?: BackfillBenchResult;
+  /** Issue 22 §4: the month's bill when nothing runs (bench/scenarios/idle.ts). */
+  idle?: IdleResult;
   durationMs: number;
 }
 
@@ -41,6 +45,7 @@ export const TARGETS = {
   dynamoShapeWallMs: 3_000,
   sensorCycleMs: 5_000,
   usdPerMillionTasks: 4,
+  idleUsdPerMonth: 2,
 } as const;
 
 const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
@@ -115,6 +120,10 @@ export function formatReport(r: BenchReport): string {
   }
   if (r.mapping) out.push('', formatMapping(r.mapping));
   if (r.backfill) out.push('', formatBackfill(r.backfill));
+  if (r.idle) {
+    out.push('', `Idle: a month with nothing running (${r.idle.dags} DAGs registered, none due; list prices, no free tier) -> ${mark(r.idle.usdPerMonth <= TARGETS.idleUsdPerMonth)} (target <= $${TARGETS.idleUsdPerMonth.toFixed(2)})`);
+    out.push(formatIdleBill(r.idle));
+  }
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

@@ -21,7 +21,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'idle'>;
   /** Write the backfill scenario's figures into lib/engine/rules/cost-model.ts. */
   updateCostModel?: boolean;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
@@ -31,7 +31,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'idle'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -52,7 +52,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     shapes: [],
     durationMs: 0,
   };
-  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill'));
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill') || opts.only.has('idle'));
   let ddb: DynamoDbLocal | undefined;
   let client: DynamoDBClient | undefined;
   let endpoint = opts.dynamodbEndpoint;
@@ -102,6 +102,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const { backfillBench, writeCostModel } = await import('./scenarios/backfill.js');
       report.backfill = await backfillBench(client);
       if (opts.updateCostModel) writeCostModel(report.backfill.measured);
+    }
+    // issue 22 §4: the idle bill (bench/scenarios/idle.ts, bench/idle-bill.ts)
+    if (client && endpoint && opts.only.has('idle')) {
+      say('idle bill');
+      const { idleBench } = await import('./scenarios/idle.js');
+      report.idle = await idleBench(client, endpoint);
     }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {
