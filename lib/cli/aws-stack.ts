@@ -31,6 +31,7 @@ export const STACK_OUTPUTS = {
   workerLogGroup: 'WorkerLogGroupName',
   shards: 'Shards',
   workerTimeoutMs: 'WorkerTimeoutMs',
+  systemScheduleGroup: 'SystemScheduleGroup',
 } as const;
 
 const REQUIRED = ['bucket', 'queueUrl', 'timerGroup', 'dagScheduleGroup'] as const;
@@ -146,6 +147,7 @@ export function envFromOutputs(o: Record<string, string>, opts: { stackName: str
     runRetentionMs: DEFAULT_CONFIG.runRetentionMs,
     variablesPrefix: o.VariablesPrefix ?? DEFAULT_VARIABLES_PREFIX,
     connectionsPrefix: o.ConnectionsPrefix ?? DEFAULT_CONNECTIONS_PREFIX,
+    systemScheduleGroup: get('systemScheduleGroup'),
   };
 }
 

@@ -53,3 +53,5 @@ export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfi
 export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
 export { PRICES } from './rules/prices.js';
+export type * from './model/poker-state.js';
+export { checkPokerSchedules, ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';

@@ -15,6 +15,7 @@ import { renderDeep } from './template.js';
 import { secretVarsFor } from './secrets.js';
 import { varsFor } from './dag-index.js';
 import { VIRTUAL_SHARDS } from './sensor-start.js';
+import { afterPokeCycle } from './flow/poker-schedule.js';
 import { failTry, type Outcome } from './worker-finish.js';
 
 /** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */
@@ -188,10 +189,14 @@ export async function pokeShard(
     }
     await Promise.all(group.map(async (t) => { if (await settleSensor(p, t)) report.settled++; }));
   });
-  p.metrics.count('Pokes', report.pokes);
-  p.metrics.count('DistinctTargetsPoked', report.pokes);
-  p.metrics.count('SensorsWaiting', report.sensors);
-  if (report.pokes > 0) p.metrics.timing('DedupRatio', report.sensors / Math.max(report.distinct, 1));
+  await afterPokeCycle(p, shard, report.sensors, now);
+  // Nothing is counted by a cycle that found no sensor: an idle poker publishes no metric.
+  if (report.sensors > 0) p.metrics.count('SensorsWaiting', report.sensors);
+  if (report.pokes > 0) {
+    p.metrics.count('Pokes', report.pokes);
+    p.metrics.count('DistinctTargetsPoked', report.pokes);
+    p.metrics.timing('DedupRatio', report.sensors / Math.max(report.distinct, 1));
+  }
   return report;
 }
 

@@ -17,6 +17,7 @@ import type {
 import type { RunState, TaskState } from './states.js';
 import type { MappingStore } from './mapping-store.js';
 import type { BackfillStore } from './model/backfill-store.js';
+import type { PokerSchedules, PokerStateStore } from './model/poker-state.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -81,7 +82,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, BackfillStore {
+export interface Store extends MappingStore, BackfillStore, PokerStateStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -353,6 +354,8 @@ export interface Ports {
   notifier?: Notifier;
   /** Time this worker has left (a Lambda's remaining time); unbounded when absent. */
   remainingMs?: () => number;
+  /** Switches the poker schedules on and off with the sensors (flow/poker-schedule.ts); absent: pokers run as deployed. */
+  pokerSchedules?: PokerSchedules;
 }
 
 export interface EngineConfig {

@@ -12,9 +12,12 @@ import type { FireMessage, Ports } from './ports.js';
 import { renderDeep } from './template.js';
 import { secretVarsFor } from './secrets.js';
 import { newToken, transition } from './transition.js';
+import { VIRTUAL_SHARDS } from './rules/shards.js';
+import { ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';
 
 /** Poke targets are spread over this many virtual shards; poker i of N takes v ≡ i (mod N). */
-export const VIRTUAL_SHARDS = 64;
+export { VIRTUAL_SHARDS };
+
 /** Time at which a `{after}` / `{at}` trigger fires. */
 export function fireTime(trigger: { after?: string | number; at?: string | number }, now: number): number {
   if (trigger.after !== undefined) return now + parseDuration(trigger.after);
@@ -65,6 +68,9 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
     await p.store.deleteTrigger(reg.id);
     await p.store.putTrigger(reg);
   }
+  // After the row, before the state write: a crash in between leaves the task `scheduled`,
+  // and the decision that follows comes back here (flow/poker-schedule.ts).
+  await ensurePokerOn(p, pokerShardOf(shardcode, p.config.shards));
   const r = await transition(p, rc, ti, 'sensing', { sensorStartedAt, dueAt: timeoutAt });
   if (!r.ok) return;
   p.metrics.count('SensorsRegistered');

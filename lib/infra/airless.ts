@@ -46,9 +46,23 @@ export interface AirlessProps {
   readonly alarmEmail?: string;
   /**
    * An existing topic for alarms, instead of the one created here.
-   * @default a new KMS-encrypted, SSL-only topic
+   * @default a new SSL-only topic (KMS-encrypted with `customerManagedKey`)
    */
   readonly alarmTopic?: sns.ITopic;
+  /**
+   * Encrypt the alarm topic with a customer managed KMS key ($1 a month). Everything else is
+   * encrypted at no key fee by default (DynamoDB with its AWS owned key, SQS with SSE-SQS,
+   * S3 with SSE-S3); the alarm topic is the one resource AWS's managed keys cannot serve,
+   * since CloudWatch cannot use the `aws/sns` key. docs/adr/0024-nothing-at-idle.md.
+   * @default false: the topic is SSL-only, not encrypted at rest
+   */
+  readonly customerManagedKey?: boolean;
+  /**
+   * Create the CloudWatch dashboard ($3 a month at list price, free within the free tier's
+   * three dashboards). The alarms are created either way.
+   * @default false
+   */
+  readonly dashboard?: boolean;
   /**
    * Extra IAM statements for task and sensor code (what your DAGs touch). Worker and poker only.
    * @default none
@@ -135,10 +149,15 @@ export class Airless extends Construct {
         ready: this.readyQueue.deadLetterQueue,
         scheduler: this.readyQueue.schedulerDeadLetterQueue,
       },
+      // register-bundle has no throttles alarm: a throttled registration is retried by
+      // Lambda for up to 6 hours and `airless push`, waiting for its verdict, says so.
+      throttleAlarms: ['tick', 'worker', 'poker'],
       tables: this.state.all,
       alarmTopic: props.alarmTopic,
       alarmEmail: props.alarmEmail,
       removalPolicy,
+      customerManagedKey: props.customerManagedKey,
+      dashboard: props.dashboard,
     });
   }
 }

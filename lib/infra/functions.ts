@@ -192,6 +192,9 @@ export class Functions extends Construct {
       schedules.grantTimers(fn);
     }
     schedules.grantDagSchedules(this.registerBundle);
+    // Sensors register wherever a task is decided (tick, worker, poker); the poker disables
+    // its own schedule; the tick checks them (docs/adr/0024-nothing-at-idle.md).
+    for (const fn of [this.tick, this.worker, this.poker]) schedules.grantPokerSwitch(fn);
     // Every function reads manifests (the tick's reconcile reads the pinned spec of each
     // run it advances) and offloaded values (a spec or run conf over 350 KB lives in
     // blobs/); register-bundle writes large specs there and its verdict for `airless push`.

@@ -29,8 +29,10 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     dags: ['GetItem', 'UpdateItem', 'Scan'],
     runs: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan'],
     tasks: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
-    triggers: ['GetItem', 'PutItem', 'DeleteItem'],
-    // pool and per-task counters given back by an expired lease (one transaction with the task).
+    // Query: the poker check looks for sensors in shards whose poker is off (flow/poker-schedule.ts).
+    triggers: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
+    // pool and per-task counters given back by an expired lease (one transaction with the
+    // task); the poker schedule states.
     kv: ['GetItem', 'UpdateItem'],
   },
   // a task try: claim, XCom, defer/wait rows, runs a DAG schedule creates, fast follow.

@@ -1,4 +1,4 @@
-import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -9,30 +9,19 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRIC_NAMESPACE, METRIC_NAMES, type MetricName } from '../adapters/aws/metric-names.js';
 
-/** Namespace of the custom (EMF) metrics; their only dimension is `service=airless`. */
-export const METRIC_NAMESPACE = 'Airless';
-/** The custom metrics the functions publish. */
-export const METRIC_NAMES = [
-  'TaskSucceeded',
-  'TaskFailed',
-  'TaskRetried',
-  'SchedulingLagMs',
-  'LostRaces',
-  'Pokes',
-  'DistinctTargetsPoked',
-  'SensorsWaiting',
-  'DedupRatio',
-  'TasksDeferred',
-  'TriggersFired',
-  'RunsSucceeded',
-  'RunsFailed',
-] as const;
-export type MetricName = (typeof METRIC_NAMES)[number];
+/** The custom metrics (lib/adapters/aws/metric-names.ts: the one list the functions publish). */
+export { METRIC_NAMESPACE, METRIC_NAMES, type MetricName };
 
 export interface MonitoringProps {
-  /** Functions by display name (`tick`, `worker`...). */
+  /** Functions by display name (`tick`, `worker`...): each gets an errors alarm. */
   readonly functions: Readonly<Record<string, lambda.IFunction>>;
+  /**
+   * Of {@link functions}, those whose throttles alarm (by display name).
+   * @default every function
+   */
+  readonly throttleAlarms?: readonly string[];
   readonly readyQueue: sqs.IQueue;
   /** Dead-letter queues by display name; each gets a depth alarm. */
   readonly deadLetterQueues: Readonly<Record<string, sqs.IQueue>>;
@@ -59,7 +48,24 @@ export interface MonitoringProps {
   readonly dashboardName?: string;
   /** Of the created topic's KMS key. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Encrypt the created topic with a customer managed KMS key made here ($1 a month), whose
+   * policy lets CloudWatch use it. Without it the topic is not encrypted at rest: CloudWatch
+   * cannot publish to a topic under the AWS managed `aws/sns` key, whose policy cannot be
+   * changed. Alarm notifications carry alarm names and metric values, no task data.
+   * @default false
+   */
+  readonly customerManagedKey?: boolean;
+  /**
+   * Create the CloudWatch dashboard ($3 a month at list price; within the free tier's three
+   * dashboards of up to 50 metrics it costs nothing, and this one graphs at most 50).
+   * @default false
+   */
+  readonly dashboard?: boolean;
 }
+
+/** Most metrics the dashboard may graph: the CloudWatch free tier's limit per dashboard. */
+export const DASHBOARD_MAX_METRICS = 50;
 
 /**
  * A custom Airless metric.
@@ -87,15 +93,16 @@ export function airlessMetric(name: MetricName, statistic = 'Sum', label?: strin
  * });
  */
 export class Monitoring extends Construct {
-  public readonly dashboard: cw.Dashboard;
+  /** The dashboard, when {@link MonitoringProps.dashboard} asked for one. */
+  public readonly dashboard?: cw.Dashboard;
   /** Where alarms notify. */
   public readonly alarmTopic: sns.ITopic;
-  /** The key of the created topic (undefined when `alarmTopic` was given). */
+  /** The key of the created topic (only with `customerManagedKey`). */
   public readonly topicKey?: kms.Key;
   /** Every alarm, by id. */
   public readonly alarms: Readonly<Record<string, cw.Alarm>>;
-  /** Console link of the dashboard. */
-  public readonly dashboardUrl: string;
+  /** Console link of the dashboard, when there is one. */
+  public readonly dashboardUrl?: string;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -103,22 +110,33 @@ export class Monitoring extends Construct {
     if (props.alarmTopic) {
       this.alarmTopic = props.alarmTopic;
     } else {
-      // CloudWatch cannot publish to a topic under the AWS-managed SNS key: a customer
-      // key whose policy lets CloudWatch use it is the only encrypted option.
-      this.topicKey = new kms.Key(this, 'AlarmTopicKey', {
-        enableKeyRotation: true,
-        description: 'Encrypts the Airless alarm topic',
-        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-      });
-      this.topicKey.addToResourcePolicy(
-        new iam.PolicyStatement({
-          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-          resources: ['*'],
-          conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
-        }),
-      );
+      // CloudWatch cannot publish to a topic under the AWS managed SNS key: a customer key
+      // whose policy lets CloudWatch use it is the only encrypted option, and it is opt-in.
+      if (props.customerManagedKey) {
+        this.topicKey = new kms.Key(this, 'AlarmTopicKey', {
+          enableKeyRotation: true,
+          description: 'Encrypts the Airless alarm topic',
+          removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+        });
+        this.topicKey.addToResourcePolicy(
+          new iam.PolicyStatement({
+            principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+            actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            resources: ['*'],
+            conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+          }),
+        );
+      }
       const topic = new sns.Topic(this, 'AlarmTopic', { masterKey: this.topicKey, enforceSSL: true });
+      if (!this.topicKey) {
+        Validations.of(topic).acknowledge({
+          id: 'AwsSolutions-SNS2',
+          reason:
+            'CloudWatch alarms cannot publish to a topic under the AWS managed aws/sns key (its policy cannot grant ' +
+            'cloudwatch.amazonaws.com); a customer managed key costs $1 a month, so it is opt-in (customerManagedKey: true). ' +
+            'The topic carries alarm names and metric values only, and requires TLS (enforceSSL).',
+        });
+      }
       // A topic policy replaces SNS's default one: without this statement the SSL-only
       // policy leaves CloudWatch no right to publish, and every alarm would fire silently.
       topic.addToResourcePolicy(
@@ -168,10 +186,11 @@ export class Monitoring extends Construct {
       ageThreshold.toSeconds(),
       'The ready queue is not drained: workers throttled, failing or at maximum concurrency.',
     );
+    const throttled = new Set(props.throttleAlarms ?? Object.keys(props.functions));
     for (const [name, fn] of Object.entries(props.functions)) {
       const period = Duration.minutes(5);
       alarm(`${pascal(name)}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), 1, `The ${name} function failed.`);
-      alarm(
+      if (throttled.has(name)) alarm(
         `${pascal(name)}Throttles`,
         fn.metricThrottles({ period, statistic: 'Sum' }),
         1,
@@ -180,38 +199,45 @@ export class Monitoring extends Construct {
     }
     this.alarms = alarms;
 
-    this.dashboard = new cw.Dashboard(this, 'Dashboard', {
-      dashboardName: props.dashboardName ?? `${stack.stackName}-${Aws.REGION}`,
-      defaultInterval: Duration.hours(3),
-    });
-    this.dashboard.addWidgets(...this.engineWidgets(props));
-    this.dashboard.addWidgets(...this.queueWidgets(props));
-    this.dashboard.addWidgets(...this.lambdaWidgets(props));
-    this.dashboard.addWidgets(...this.tableWidgets(props));
-    this.dashboard.addWidgets(
-      new cw.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 }),
-    );
-    this.dashboardUrl =
-      `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}` +
-      `#dashboards:name=${this.dashboard.dashboardName}`;
+    if (props.dashboard) {
+      this.dashboard = new cw.Dashboard(this, 'Dashboard', {
+        dashboardName: props.dashboardName ?? `${stack.stackName}-${Aws.REGION}`,
+        defaultInterval: Duration.hours(3),
+      });
+      this.dashboard.addWidgets(...this.engineWidgets(props));
+      this.dashboard.addWidgets(...this.queueWidgets(props));
+      this.dashboard.addWidgets(...this.lambdaWidgets(props, throttled));
+      this.dashboard.addWidgets(...this.tableWidgets(props));
+      this.dashboard.addWidgets(
+        new cw.AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 }),
+      );
+      this.dashboardUrl =
+        `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}` +
+        `#dashboards:name=${this.dashboard.dashboardName}`;
+    }
   }
 
   private engineWidgets(_props: MonitoringProps): cw.IWidget[] {
     const m = airlessMetric;
     return [
       graph('Tasks', [m('TaskSucceeded'), m('TaskFailed'), m('TaskRetried')], [m('TasksDeferred'), m('LostRaces')]),
-      graph('Runs and triggers', [m('RunsSucceeded'), m('RunsFailed')], [m('TriggersFired')]),
+      graph('Runs and triggers', [m('RunsCreated'), m('RunsSucceeded'), m('RunsFailed')], [m('TriggersFired')]),
       graph('Scheduling lag, ready to started (ms)', [
-        m('SchedulingLagMs', 'p50', 'p50'),
         m('SchedulingLagMs', 'p90', 'p90'),
         m('SchedulingLagMs', 'Maximum', 'max'),
       ]),
       graph(
-        'Sensors: waiting, pokes, distinct targets, dedup ratio',
+        'Sensors: waiting, pokes, sensors per poke',
         // Each shard's poker reports its waiting sensors once a minute: the 1-minute Sum is the total.
-        [m('SensorsWaiting', 'Sum', 'sensors waiting'), m('Pokes'), m('DistinctTargetsPoked')],
-        [m('DedupRatio', 'Average')],
+        [m('SensorsWaiting', 'Sum', 'sensors waiting'), m('Pokes')],
+        [new cw.MathExpression({
+          expression: 'IF(pokes > 0, waiting / pokes, 0)',
+          usingMetrics: { waiting: m('SensorsWaiting'), pokes: m('Pokes') },
+          label: 'sensors per poke (dedup)',
+          period: Duration.minutes(1),
+        })],
       ),
+      graph('Safety net and losses', [m('Recovered'), m('MessagesDropped'), m('CallbacksFailed')]),
     ];
   }
 
@@ -239,15 +265,16 @@ export class Monitoring extends Construct {
     ];
   }
 
-  private lambdaWidgets(props: MonitoringProps): cw.IWidget[] {
+  private lambdaWidgets(props: MonitoringProps, throttled: ReadonlySet<string>): cw.IWidget[] {
     const period = Duration.minutes(1);
     const fns = Object.entries(props.functions);
+    const watched = fns.filter(([n]) => throttled.has(n));
     return [
       graph('Lambda errors', fns.map(([n, f]) => f.metricErrors({ period, statistic: 'Sum', label: n }))),
-      graph('Lambda throttles', fns.map(([n, f]) => f.metricThrottles({ period, statistic: 'Sum', label: n }))),
+      graph('Lambda throttles', watched.map(([n, f]) => f.metricThrottles({ period, statistic: 'Sum', label: n }))),
       graph(
         'Lambda duration p90 (ms)',
-        fns.map(([n, f]) => f.metricDuration({ period, statistic: 'p90', label: n })),
+        watched.map(([n, f]) => f.metricDuration({ period, statistic: 'p90', label: n })),
         [],
         12,
       ),
@@ -258,13 +285,10 @@ export class Monitoring extends Construct {
     const period = Duration.minutes(1);
     const sum = (t: dynamodb.ITable, name: string, label: string) =>
       t.metric(name, { period, statistic: 'Sum', label: `${label} ${t.node.id}` });
+    // On demand, writes are what throttle (a hot partition): reads are left out to keep the
+    // dashboard within the free tier's 50 metrics.
     return [
-      graph(
-        'DynamoDB throttles',
-        props.tables.flatMap((t) => [sum(t, 'ReadThrottleEvents', 'read'), sum(t, 'WriteThrottleEvents', 'write')]),
-        [],
-        12,
-      ),
+      graph('DynamoDB write throttles', props.tables.map((t) => sum(t, 'WriteThrottleEvents', 'write')), [], 12),
       graph(
         'DynamoDB consumed capacity',
         props.tables.flatMap((t) => [

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { InvalidInputError } from '../engine/index.js';
 import { acknowledgeOnGrantee, acknowledgeWildcardResource } from './nag.js';
 import type { ReadyQueue } from './ready-queue.js';
+import { POKER_SCHEDULE_PREFIX } from '../adapters/aws/poker-schedules.js';
 
 export interface SchedulesProps {
   /** The queue that DAG schedules and long timers deliver to. */
@@ -94,6 +95,11 @@ export class Schedules extends Construct {
     return this.dagGroup.name as string;
   }
 
+  /** Name of the group of the tick and poker schedules (`AIRLESS_SYSTEM_SCHEDULE_GROUP`). */
+  get systemGroupName(): string {
+    return this.systemGroup.name as string;
+  }
+
   /**
    * Environment a function needs to create schedules that deliver to the ready queue.
    * @example
@@ -105,6 +111,7 @@ export class Schedules extends Construct {
       AIRLESS_DAG_SCHEDULE_GROUP: this.dagGroupName,
       AIRLESS_SCHEDULER_ROLE_ARN: this.targetRole.roleArn,
       AIRLESS_SCHEDULER_DLQ_ARN: this.readyQueue.schedulerDeadLetterQueue.queueArn,
+      AIRLESS_SYSTEM_SCHEDULE_GROUP: this.systemGroupName,
     };
   }
 
@@ -146,9 +153,40 @@ export class Schedules extends Construct {
   }
 
   /**
+   * Switch the poker schedules (`poker-<shard>` in the system group) on and off: read and
+   * update them, passing the invoker role they deliver with. The functions that register
+   * sensors, the poker that disables its own schedule and the tick that checks them need it.
+   * @example
+   * schedules.grantPokerSwitch(worker);
+   */
+  grantPokerSwitch(grantee: iam.IGrantable): void {
+    const pokers = Stack.of(this).formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.systemGroupName}/${POKER_SCHEDULE_PREFIX}*`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['scheduler:GetSchedule', 'scheduler:UpdateSchedule'], resources: [pokers] }),
+    );
+    acknowledgeWildcardResource(grantee, pokers, 'The poker schedules are poker-0 ... poker-<shards-1>: one per shard, all switched alike.');
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.invokerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+  }
+
+  /**
    * Every minute: invoke the tick once, and the poker once per shard with `{"shard": i}`.
    * A lost or late invocation is harmless: the next minute covers it, so events older
-   * than a minute are dropped to the scheduler DLQ rather than retried late.
+   * than a minute are dropped to the scheduler DLQ rather than retried late. The poker
+   * schedules are deployed disabled: the functions enable one while sensors wait in its
+   * shard, and its poker disables it once they are gone (docs/adr/0024-nothing-at-idle.md).
+   * A deploy that updates a poker schedule resets it to disabled; the tick enables it
+   * again within a minute if sensors wait.
    *
    * @example
    * schedules.addSystemSchedules({ tick, poker, shards: 8 });
@@ -168,12 +206,13 @@ export class Schedules extends Construct {
         resources: [this.readyQueue.schedulerDeadLetterQueue.queueArn],
       }),
     );
-    const every = (id: string, fn: IFunction, input: unknown): void => {
+    const every = (id: string, fn: IFunction, input: unknown, opts: { name?: string; state: 'ENABLED' | 'DISABLED' }): void => {
       const schedule = new scheduler.CfnSchedule(this, id, {
+        name: opts.name,
         groupName: this.systemGroup.name,
         scheduleExpression: 'rate(1 minute)',
         flexibleTimeWindow: { mode: 'OFF' },
-        state: 'ENABLED',
+        state: opts.state,
         target: {
           arn: fn.functionArn,
           roleArn: this.invokerRole.roleArn,
@@ -185,8 +224,10 @@ export class Schedules extends Construct {
       schedule.addResourceDependency(this.systemGroup);
       this.systemSchedules.push(schedule);
     };
-    every('Tick', tick, { kind: 'tick' });
-    for (let shard = 0; shard < shards; shard++) every(`Poker${shard}`, poker, { shard });
+    every('Tick', tick, { kind: 'tick' }, { state: 'ENABLED' });
+    for (let shard = 0; shard < shards; shard++) {
+      every(`Poker${shard}`, poker, { shard }, { name: `${POKER_SCHEDULE_PREFIX}${shard}`, state: 'DISABLED' });
+    }
   }
 
   private grantOnGroup(grantee: iam.IGrantable, group: string, actions: string[]): void {

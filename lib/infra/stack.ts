@@ -33,9 +33,10 @@ export class AirlessStack extends Stack {
     output('QueueUrl', a.readyQueue.queue.queueUrl, 'Ready queue');
     output('DeadLetterQueueUrl', a.readyQueue.deadLetterQueue.queueUrl, 'Poison messages of the ready queue');
     output('SchedulerDeadLetterQueueUrl', a.readyQueue.schedulerDeadLetterQueue.queueUrl, 'Undeliverable schedules');
-    output('DashboardUrl', a.monitoring.dashboardUrl, 'CloudWatch dashboard');
+    if (a.monitoring.dashboardUrl) output('DashboardUrl', a.monitoring.dashboardUrl, 'CloudWatch dashboard');
     output('SchedulerGroup', a.schedules.timerGroupName, 'Schedule group of one-time timers');
     output('DagScheduleGroup', a.schedules.dagGroupName, 'Schedule group of DAG schedules');
+    output('SystemScheduleGroup', a.schedules.systemGroupName, 'Schedule group of the tick and the poker schedules (switched with the sensors)');
     output('AlarmTopicArn', a.monitoring.alarmTopic.topicArn, 'Alarm notifications');
     // What the CLI needs to act as a function would (lib/cli/aws-stack.ts STACK_OUTPUTS).
     output('QueueArn', a.readyQueue.queue.queueArn, 'Ready queue ARN (timer targets)');

@@ -39,8 +39,8 @@ function key(a: KeyAttr): dynamodb.Attribute {
 }
 
 /**
- * The orchestrator state in DynamoDB: on-demand, point-in-time recovery, encrypted
- * with the AWS-managed key, TTL on finished runs.
+ * The orchestrator state in DynamoDB: on-demand, point-in-time recovery, encrypted at
+ * rest with DynamoDB's AWS owned key, TTL on finished runs.
  *
  * @example
  * const state = new StateTables(this, 'State', { removalPolicy: RemovalPolicy.DESTROY });
@@ -67,9 +67,10 @@ export class StateTables extends Construct {
         sortKey: def.sortKey && key(def.sortKey),
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        // AWS-managed rather than AWS-owned: key use shows in CloudTrail, at no key fee;
-        // a customer key would add $1/month and a key policy to keep right for no gain here.
-        encryption: dynamodb.TableEncryption.AWS_MANAGED,
+        // DynamoDB's AWS owned key (no key fee, no KMS requests): with the AWS managed key
+        // (aws/dynamodb) every function container re-reads each table's key from KMS every
+        // few minutes, a billed request, for no control the stack uses (docs/adr/0024).
+        encryption: dynamodb.TableEncryption.DEFAULT,
         timeToLiveAttribute: def.ttlAttribute,
         deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
         removalPolicy,

@@ -8,34 +8,65 @@ afterEach(() => {
 });
 
 describe('EmfMetrics', () => {
-  it('sums counts and publishes one EMF document per flush in namespace Airless', () => {
-    const metrics = new EmfMetrics();
-    const published: unknown[] = [];
+  const capture = (metrics: EmfMetrics) => {
+    const published: Array<Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } }> = [];
     vi.spyOn(metrics.powertools, 'publishStoredMetrics').mockImplementation(() => {
-      published.push(metrics.powertools.serializeMetrics());
+      published.push(metrics.powertools.serializeMetrics() as never);
       metrics.powertools.clearMetrics();
       return metrics.powertools;
     });
-    metrics.count('task.success');
-    metrics.count('task.success', 2);
-    metrics.timing('task.duration', 120);
+    return published;
+  };
+
+  it('sums counts and publishes one EMF document per flush in namespace Airless', () => {
+    const metrics = new EmfMetrics();
+    const published = capture(metrics);
+    metrics.count('TaskSucceeded');
+    metrics.count('TaskSucceeded', 2);
+    metrics.timing('SchedulingLagMs', 120);
     metrics.flush();
     metrics.flush(); // nothing stored: nothing written
 
     expect(published).toHaveLength(1);
-    const emf = published[0] as { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } } & Record<string, unknown>;
-    const doc = emf._aws.CloudWatchMetrics[0];
+    const emf = published[0]!;
+    const doc = emf._aws.CloudWatchMetrics[0]!;
     expect(doc.Namespace).toBe('Airless');
     expect(doc.Dimensions).toEqual([['service']]);
     expect(emf.service).toBe('airless');
-    expect(emf['task.success']).toBe(3);
-    expect(emf['task.duration']).toBe(120);
+    expect(emf.TaskSucceeded).toBe(3);
+    expect(emf.SchedulingLagMs).toBe(120);
     expect(doc.Metrics).toEqual(
       expect.arrayContaining([
-        { Name: 'task.success', Unit: 'Count' },
-        { Name: 'task.duration', Unit: 'Milliseconds' },
+        { Name: 'TaskSucceeded', Unit: 'Count' },
+        { Name: 'SchedulingLagMs', Unit: 'Milliseconds' },
       ]),
     );
+  });
+
+  it('publishes only the listed names, the safety net\'s repairs as one Recovered, and no zero', () => {
+    const metrics = new EmfMetrics();
+    const published = capture(metrics);
+    metrics.count('dynamodb.requests', 17); // in process only: AWS publishes table metrics for free
+    metrics.count('EagerFollows');
+    metrics.timing('DedupRatio', 2);
+    metrics.count('Requeued');
+    metrics.count('ExpiredLeases', 2);
+    metrics.count('RepairedFollows', 0);
+    metrics.count('SensorsWaiting', 0);
+    metrics.flush();
+
+    expect(published).toHaveLength(1);
+    expect(published[0]!._aws.CloudWatchMetrics[0]!.Metrics).toEqual([{ Name: 'Recovered', Unit: 'Count' }]);
+    expect(published[0]!.Recovered).toBe(3);
+  });
+
+  it('writes nothing at all for an invocation that counted only zeros or unlisted names (an idle tick or poker)', () => {
+    const metrics = new EmfMetrics();
+    const published = capture(metrics);
+    metrics.count('Pokes', 0);
+    metrics.count('dynamodb.rcu', 12);
+    metrics.flush();
+    expect(published).toEqual([]);
   });
 });
 

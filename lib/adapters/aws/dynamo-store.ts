@@ -29,8 +29,10 @@ import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limi
 import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
 import { backfillCounter, DynamoBackfills } from './dynamo-backfills.js';
+import { DynamoPokerStates } from './dynamo-poker-state.js';
 import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
+import type { PokerState } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -73,11 +75,18 @@ export class DynamoStore implements Store {
     this.blobs = opts.blobs;
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
     this.triggers = new DynamoTriggers(this.r, this.t);
+    this.pokerStates = new DynamoPokerStates(this.r, this.t);
     this.backfills = new DynamoBackfills(this.r, this.t.kv, {
       runsTable: this.t.runs, runItem: (run) => this.runItem(run),
       runPatch: (x, patch, dagId, runId) => this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] }),
     });
   }
+
+  // Poker schedule states (dynamo-poker-state.ts).
+  private readonly pokerStates: DynamoPokerStates;
+  getPokerState(shard: number) { return this.pokerStates.getPokerState(shard); }
+  putPokerState(next: PokerState) { return this.pokerStates.putPokerState(next); }
+  hasSensorTriggers(virtualShard: number) { return this.pokerStates.hasSensorTriggers(virtualShard); }
 
   // Backfills (dynamo-backfills.ts).
   private readonly backfills: DynamoBackfills;

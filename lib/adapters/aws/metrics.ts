@@ -5,16 +5,21 @@
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '../../engine/index.js';
+import { METRIC_NAMESPACE, PUBLISHED_AS } from './metric-names.js';
 
 /**
- * {@link Metrics} as CloudWatch embedded metric format. Counts are summed in memory and
- * written once per {@link EmfMetrics.flush} (call it at the end of each invocation);
- * timings keep every sample.
+ * {@link Metrics} as CloudWatch embedded metric format. Only the names of
+ * {@link PUBLISHED_AS} reach CloudWatch (under their published name); any other name is
+ * dropped here. Counts are summed in memory and written once per {@link EmfMetrics.flush}
+ * (call it at the end of each invocation), and a count that adds up to zero is not
+ * written: an invocation with nothing to count publishes nothing, so an idle stack pays
+ * for no metric (docs/adr/0024-nothing-at-idle.md). Timings keep every sample.
  *
  * @example
  * const metrics = new EmfMetrics();
- * metrics.count('task.success');
- * metrics.timing('task.duration', 1234);
+ * metrics.count('TaskSucceeded');
+ * metrics.count('dynamodb.requests'); // in process only: not published
+ * metrics.timing('SchedulingLagMs', 1234);
  * metrics.flush();
  */
 export class EmfMetrics implements Metrics {
@@ -24,20 +29,23 @@ export class EmfMetrics implements Metrics {
   constructor(opts: { namespace?: string; serviceName?: string; powertools?: PowertoolsMetrics } = {}) {
     this.powertools =
       opts.powertools ??
-      new PowertoolsMetrics({ namespace: opts.namespace ?? 'Airless', serviceName: opts.serviceName ?? 'airless' });
+      new PowertoolsMetrics({ namespace: opts.namespace ?? METRIC_NAMESPACE, serviceName: opts.serviceName ?? 'airless' });
   }
 
   count(name: string, value = 1): void {
-    this.counts.set(name, (this.counts.get(name) ?? 0) + value);
+    const published = PUBLISHED_AS[name];
+    if (published === undefined) return;
+    this.counts.set(published, (this.counts.get(published) ?? 0) + value);
   }
 
   timing(name: string, ms: number): void {
-    this.powertools.addMetric(name, MetricUnit.Milliseconds, ms);
+    const published = PUBLISHED_AS[name];
+    if (published !== undefined) this.powertools.addMetric(published, MetricUnit.Milliseconds, ms);
   }
 
   /** Writes the stored metrics to stdout as EMF; nothing is written when there are none. */
   flush(): void {
-    for (const [name, value] of this.counts) this.powertools.addMetric(name, MetricUnit.Count, value);
+    for (const [name, value] of this.counts) if (value !== 0) this.powertools.addMetric(name, MetricUnit.Count, value);
     this.counts = new Map();
     if (this.powertools.hasStoredMetrics()) this.powertools.publishStoredMetrics();
   }

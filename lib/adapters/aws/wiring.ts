@@ -16,6 +16,7 @@ import { S3BlobStore } from './s3-blob.js';
 import { S3BundleSource } from './s3-bundles.js';
 import { ScheduleSync } from './schedule-sync.js';
 import { SchedulerTimer } from './scheduler-timer.js';
+import { SchedulerPokerSchedules } from './poker-schedules.js';
 import { SqsQueue } from './sqs-queue.js';
 import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from './secrets-aws.js';
 import { AwsNotifier } from '../callbacks-notify.js';
@@ -38,6 +39,8 @@ export interface AwsEnv {
   /** SSM Parameter Store prefix of variables, Secrets Manager prefix of connections. */
   variablesPrefix: string;
   connectionsPrefix: string;
+  /** The group of the tick and poker schedules; with it the poker schedules are switched with the sensors. */
+  systemScheduleGroup?: string;
 }
 
 /**
@@ -72,6 +75,7 @@ export function readAwsEnv(e: Record<string, string | undefined>): AwsEnv {
     maxMapLength: maxMapLengthFrom(e),
     variablesPrefix: e.AIRLESS_VARIABLES_PREFIX ?? DEFAULT_VARIABLES_PREFIX,
     connectionsPrefix: e.AIRLESS_CONNECTIONS_PREFIX ?? DEFAULT_CONNECTIONS_PREFIX,
+    systemScheduleGroup: e.AIRLESS_SYSTEM_SCHEDULE_GROUP || undefined,
   };
 }
 
@@ -124,5 +128,6 @@ export function awsPorts(
     }),
     notifier: new AwsNotifier(),
     workerId: opts.workerId ?? randomUUID().slice(0, 8),
+    ...(env.systemScheduleGroup ? { pokerSchedules: new SchedulerPokerSchedules({ scheduler: clients.scheduler, groupName: env.systemScheduleGroup, metrics }) } : {}),
   };
 }

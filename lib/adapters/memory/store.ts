@@ -17,8 +17,10 @@ import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
 import { MemoryBackfills } from './backfills.js';
+import { MemoryPokerStates } from './poker-state.js';
 import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
+import type { PokerState } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -58,6 +60,12 @@ export class MemoryStore implements Store {
   getMapSummary(k: TaskKey) { return this.mapCounts.getMapSummary(k); }
   getMapShards(k: TaskKey, s: readonly number[]) { return this.mapCounts.getMapShards(k, s); }
   listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.mapCounts.listMapped(k); }
+
+  /** Poker schedule states (poker-state.ts). */
+  private readonly pokerStates = new MemoryPokerStates((v) => (this.sensorsByShard.get(v)?.size ?? 0) > 0);
+  getPokerState(shard: number) { return this.pokerStates.getPokerState(shard); }
+  putPokerState(next: PokerState) { return this.pokerStates.putPokerState(next); }
+  hasSensorTriggers(virtualShard: number) { return this.pokerStates.hasSensorTriggers(virtualShard); }
 
   /**
    * Backfills (backfills.ts). A step writes its run through createRun/updateRun, whose
