@@ -96,6 +96,7 @@ export async function measureIdle(o: { dynamodb: DynamoDBClient; endpoint: strin
     POWERTOOLS_SERVICE_NAME: 'airless',
     POWERTOOLS_METRICS_NAMESPACE: 'Airless',
     AWS_REGION: 'us-east-1',
+    AIRLESS_SYSTEM_SCHEDULE_GROUP: '',
   };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
@@ -115,7 +116,14 @@ export async function measureIdle(o: { dynamodb: DynamoDBClient; endpoint: strin
       if (/^(GetItem|Query|Scan)Command$/.test(ctx.commandName ?? '')) readFloor += Math.max(0, 0.5 - (cc?.CapacityUnits ?? 0));
       return out;
     }, { step: 'initialize', name: 'idleTables' });
-    const ports = lambdaPorts({ clients, reset: true });
+    let schedulerCalls = 0;
+    clients.scheduler.middlewareStack.add((next) => async (args) => {
+      schedulerCalls++;
+      return next(args);
+    }, { step: 'initialize', name: 'idleSchedulerCalls' });
+    // The tick as deployed, with the poker switch (any Scheduler call at idle would fail here).
+    process.env.AIRLESS_SYSTEM_SCHEDULE_GROUP = 'Airless-system';
+    let ports = lambdaPorts({ clients, reset: true });
     const n = o.dags ?? IDLE_DAGS;
     const tomorrow = new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000).toISOString();
     const bundles = new InlineBundleSource(Array.from({ length: n }, (_, i) => dag(`idle_${i}`, { schedule: '@daily', startDate: tomorrow, catchup: false }, ({ task }) => {
@@ -137,13 +145,14 @@ export async function measureIdle(o: { dynamodb: DynamoDBClient; endpoint: strin
         const u0 = { ...ports.store.usage };
         const f0 = readFloor;
         const q0 = ports.queue.usage.requests;
+        const s0 = schedulerCalls;
         const t0 = performance.now();
         const { out } = await captured(() => invoke(i));
         const ms = performance.now() - t0;
         const lines = out.split('\n').filter((l) => l.length > 0);
         samples.push({
           rcu: ports.store.usage.rcu - u0.rcu + (readFloor - f0), wcu: ports.store.usage.wcu - u0.wcu, dynamoRequests: ports.store.usage.requests - u0.requests,
-          sqsRequests: ports.queue.usage.requests - q0, schedulerCalls: 0, ms,
+          sqsRequests: ports.queue.usage.requests - q0, schedulerCalls: schedulerCalls - s0, ms,
           logBytes: Buffer.byteLength(out) - lines.length, logEvents: lines.length, metrics: emfMetrics(out),
           tables: (Object.keys(TABLES) as TableId[]).filter((id) => tablesTouched.has(prefix + TABLES[id].suffix)),
         });
@@ -156,7 +165,10 @@ export async function measureIdle(o: { dynamodb: DynamoDBClient; endpoint: strin
       };
     };
     const Tick = await measure(() => tick({}, context), SAMPLES);
-    // One invocation per shard per sample: each shard's schedule fires once a minute.
+    // A poker as it would run if its schedule fired at idle, without the switch (which
+    // would disable its schedule: calls that are not billed). One invocation per shard.
+    process.env.AIRLESS_SYSTEM_SCHEDULE_GROUP = '';
+    ports = lambdaPorts({ clients, reset: true });
     const Poker = await measure((i) => poker({ shard: i % o.shards }, context), Math.max(SAMPLES, o.shards));
     clients.dynamodb.destroy();
     return { Tick, Poker };

@@ -69,6 +69,14 @@ export async function reconcile(p: Ports, opts: { limit?: number; schedules?: bo
   await tickBackfills(p);
   if (opts.schedules !== false) {
     for (const dag of await p.store.listDags()) {
+      // A paused, unscheduled or not yet due DAG needs no read beyond the list: an idle
+      // tick reads nothing per DAG (nextTickAt only moves forward, so a stale listed one
+      // can only look due, and scheduleDag then reads the DAG itself).
+      if (dag.paused || !dag.spec.schedule) continue;
+      if (dag.nextTickAt !== undefined && dag.nextTickAt > now) {
+        report.nextTicks[dag.dagId] = dag.nextTickAt;
+        continue;
+      }
       const next = await scheduleDag(p, dag.dagId);
       if (next !== undefined) report.nextTicks[dag.dagId] = next;
     }

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AirlessStack } from '../../lib/infra/stack.js';
 import { TABLE_ACCESS } from '../../lib/infra/grants.js';
 import { tableDefinitions } from '../../lib/infra/table-definitions.js';
+import { DASHBOARD_MAX_METRICS, METRIC_NAMES } from '../../lib/infra/monitoring.js';
 import { actionsOf, logicalId, resourcesOf, statementsOfRole, synthAirless } from './synth.js';
 
 let stack: AirlessStack;
@@ -47,10 +48,11 @@ describe('default Airless stack', () => {
       'AWS::Logs::LogGroup': 4,
       'AWS::Scheduler::ScheduleGroup': 3,
       'AWS::Scheduler::Schedule': 9,
-      'AWS::CloudWatch::Dashboard': 1,
-      'AWS::CloudWatch::Alarm': 11,
+      // issue 22 §4: no dashboard and no KMS key unless asked for; 10 alarms (the free tier's 10 alarm metrics)
+      'AWS::CloudWatch::Dashboard': 0,
+      'AWS::CloudWatch::Alarm': 10,
       'AWS::SNS::Topic': 1,
-      'AWS::KMS::Key': 1,
+      'AWS::KMS::Key': 0,
       'Custom::S3BucketNotifications': 1,
     };
     for (const [type, n] of Object.entries(counts)) template.resourceCountIs(type, n);
@@ -78,6 +80,7 @@ describe('default Airless stack', () => {
           'AIRLESS_SCHEDULER_GROUP',
           'AIRLESS_SCHEDULER_ROLE_ARN',
           'AIRLESS_SHARDS',
+          'AIRLESS_SYSTEM_SCHEDULE_GROUP',
           'AIRLESS_TABLE_DAGS',
           'AIRLESS_TABLE_KV',
           'AIRLESS_TABLE_RUNS',
@@ -92,6 +95,7 @@ describe('default Airless stack', () => {
       expect(fn.Environment.Variables).toMatchObject({
         AIRLESS_SHARDS: '8',
         AIRLESS_SCHEDULER_GROUP: 'Airless-timers',
+        AIRLESS_SYSTEM_SCHEDULE_GROUP: 'Airless-system',
         AIRLESS_TABLE_TASKS: { Ref: logicalId(stack, stack.airless.state.tables.tasks) },
         POWERTOOLS_METRICS_NAMESPACE: 'Airless',
         POWERTOOLS_SERVICE_NAME: 'airless',
@@ -121,11 +125,11 @@ describe('default Airless stack', () => {
       expect(table.Properties).toMatchObject({
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        // SSEEnabled without a key id is the AWS-managed key (aws/dynamodb); absent would be the AWS-owned key
-        SSESpecification: { SSEEnabled: true },
         DeletionProtectionEnabled: true,
       });
-      expect(table.Properties.SSESpecification.KMSMasterKeyId).toBeUndefined();
+      // SSEEnabled false is DynamoDB's AWS owned key (tables are always encrypted at rest): no
+      // key fee and no KMS request per container and table, as the AWS managed key has (issue 22 §4).
+      expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: false });
     }
     // Unnamed (CloudFormation names them), so a retained table never blocks the next deploy.
     for (const table of Object.values(tables)) expect(table.Properties.TableName).toBeUndefined();
@@ -202,7 +206,7 @@ describe('default Airless stack', () => {
     expect(rules).toEqual({ prefix: 'bundles/', suffix: 'manifest.json' });
   });
 
-  it('ticks every minute and pokes each of the 8 shards every minute', () => {
+  it('ticks every minute and pokes each of the 8 shards every minute, the pokers deployed disabled and named poker-<shard>', () => {
     const schedules = Object.values(resourcesOf(template, 'AWS::Scheduler::Schedule')).map((s) => s.Properties);
     for (const s of schedules) {
       expect(s.ScheduleExpression).toBe('rate(1 minute)');
@@ -217,6 +221,10 @@ describe('default Airless stack', () => {
       .map((s) => JSON.parse(s.Target.Input).shard)
       .sort((a, b) => a - b);
     expect(pokerInputs).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(tick[0].State).toBe('ENABLED');
+    for (const s of schedules.filter((x) => x !== tick[0])) {
+      expect(s).toMatchObject({ State: 'DISABLED', Name: `poker-${JSON.parse(s.Target.Input).shard}` });
+    }
   });
 
   it('lets the scheduler target role send only to the ready queue and its DLQ', () => {
@@ -289,15 +297,21 @@ describe('default Airless stack', () => {
       expect(reads).toContain('/blobs/*');
     }
     expect(has(byRole.register, 'scheduler:UpdateSchedule')).toBe(true);
-    expect(has(byRole.worker, 'scheduler:UpdateSchedule')).toBe(false);
-    const pass = byRole.worker.find((s) => actionsOf(s).includes('iam:PassRole'));
-    expect(pass).toMatchObject({
-      Resource: arnOf(ids.targetRole),
-      Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-    });
+    // The poker switch (issue 22 §4): read and update the poker schedules of the system group
+    // only, passing the invoker role only; register-bundle registers no sensor.
+    for (const statements of [byRole.tick, byRole.worker, byRole.poker]) {
+      const switches = statements.filter((s) => actionsOf(s).includes('scheduler:UpdateSchedule'));
+      expect(switches.map(actionsOf)).toEqual([['scheduler:GetSchedule', 'scheduler:UpdateSchedule']]);
+      expect(JSON.stringify(switches[0].Resource)).toContain(':schedule/Airless-system/poker-*');
+      const passes = statements.filter((s) => actionsOf(s).includes('iam:PassRole'));
+      expect(passes.map((s) => s.Resource)).toEqual([arnOf(ids.targetRole), arnOf(ids.invokerRole)]);
+      for (const pass of passes) expect(pass.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    }
+    expect(has(byRole.register, 'scheduler:GetSchedule')).toBe(true); // its DAG group only
+    expect(JSON.stringify(byRole.register)).not.toContain('Airless-system');
   });
 
-  it('alarms on both DLQs, the oldest message, and errors and throttles of every function', () => {
+  it('alarms on both DLQs, the oldest message, errors of every function and throttles of the tick, worker and poker: AWS metrics only', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     const on = (metric: string, ref: string) =>
       alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(ref));
@@ -307,11 +321,15 @@ describe('default Airless stack', () => {
     expect(age).toHaveLength(1);
     expect(age[0].Threshold).toBe(1800);
     expect(on('ApproximateNumberOfMessagesVisible', ids.dlq)[0].Threshold).toBe(1);
-    for (const fn of [ids.tick, ids.worker, ids.poker, ids.registerBundle]) {
-      expect(on('Errors', fn)).toHaveLength(1);
-      expect(on('Throttles', fn)).toHaveLength(1);
+    for (const fn of [ids.tick, ids.worker, ids.poker, ids.registerBundle]) expect(on('Errors', fn)).toHaveLength(1);
+    for (const fn of [ids.tick, ids.worker, ids.poker]) expect(on('Throttles', fn)).toHaveLength(1);
+    expect(on('Throttles', ids.registerBundle)).toHaveLength(0);
+    for (const a of alarms) {
+      expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
+      // A service metric each, listed directly (the free tier counts only such alarms): no custom metric, no math.
+      expect(a.Namespace).toMatch(/^AWS\//);
+      expect(a.Metrics).toBeUndefined();
     }
-    for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
   });
 
   it('does not retry a failed tick or poker invocation: the next minute covers it', () => {
@@ -345,10 +363,18 @@ describe('default Airless stack', () => {
     });
   });
 
-  it('encrypts the alarm topic with a rotating key and requires SSL', () => {
+  it('requires SSL on the alarm topic, without a KMS key unless asked for (then a rotating one CloudWatch may use)', () => {
     const topic = resourcesOf(template, 'AWS::SNS::Topic')[ids.topic].Properties;
-    expect(topic.KmsMasterKeyId).toEqual(arnOf(logicalId(stack, stack.airless.monitoring.topicKey!)));
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    expect(topic?.KmsMasterKeyId).toBeUndefined();
+    expect(stack.airless.monitoring.topicKey).toBeUndefined();
+    const keyed = synthAirless({ customerManagedKey: true });
+    const keyedTopic = Object.values(resourcesOf(keyed.template, 'AWS::SNS::Topic'))[0].Properties;
+    expect(keyedTopic.KmsMasterKeyId).toEqual(arnOf(logicalId(keyed.stack, keyed.stack.airless.monitoring.topicKey!)));
+    keyed.template.resourceCountIs('AWS::KMS::Key', 1);
+    keyed.template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] })]) },
+    });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -359,12 +385,16 @@ describe('default Airless stack', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
-  it('builds a dashboard with the custom metrics, queues, functions and table', () => {
-    const dashboard = Object.values(resourcesOf(template, 'AWS::CloudWatch::Dashboard'))[0].Properties;
-    const body = JSON.stringify(stack.resolve(dashboard.DashboardBody));
-    for (const name of ['TaskSucceeded', 'TaskFailed', 'SchedulingLagMs', 'LostRaces', 'Pokes', 'DedupRatio', 'SensorsWaiting', 'TasksDeferred']) {
-      expect(body).toContain(`\\"${name}\\"`);
-    }
+  it('builds, when asked, a dashboard with every published metric, queues, functions and tables, within the free tier\'s 50 metrics', () => {
+    const withDashboard = synthAirless({ dashboard: true });
+    const dashboard = Object.values(resourcesOf(withDashboard.template, 'AWS::CloudWatch::Dashboard'))[0].Properties;
+    const body = JSON.stringify(withDashboard.stack.resolve(dashboard.DashboardBody));
+    for (const name of METRIC_NAMES) expect(body).toContain(`\\"${name}\\"`);
+    const widgets = JSON.parse((withDashboard.stack.resolve(dashboard.DashboardBody) as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1].map((x) => (typeof x === 'string' ? x : 'x')).join('')).widgets as { properties: { metrics?: unknown[][] } }[];
+    const metricLines = widgets.flatMap((w) => w.properties.metrics ?? []).filter((m) => !(m.at(-1) as { expression?: string } | undefined)?.expression);
+    expect(metricLines.length).toBeGreaterThan(30);
+    expect(metricLines.length).toBeLessThanOrEqual(DASHBOARD_MAX_METRICS);
+    expect(withDashboard.template.findOutputs('DashboardUrl')).not.toEqual({});
     for (const name of ['ApproximateAgeOfOldestMessage', 'Throttles', 'Duration', 'WriteThrottleEvents', 'ConsumedWriteCapacityUnits']) {
       expect(body).toContain(name);
     }
@@ -373,8 +403,9 @@ describe('default Airless stack', () => {
 
   it('outputs what the CLI needs', () => {
     const outputs = Object.keys(template.findOutputs('*'));
-    for (const o of ['BucketName', 'TableTasks', 'TableRuns', 'TableDags', 'TableTriggers', 'TableKv', 'QueueUrl', 'DeadLetterQueueUrl', 'DashboardUrl', 'SchedulerGroup']) {
+    for (const o of ['BucketName', 'TableTasks', 'TableRuns', 'TableDags', 'TableTriggers', 'TableKv', 'QueueUrl', 'DeadLetterQueueUrl', 'SchedulerGroup', 'SystemScheduleGroup']) {
       expect(outputs).toContain(o);
     }
+    expect(outputs).not.toContain('DashboardUrl');
   });
 });
