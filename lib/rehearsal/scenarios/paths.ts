@@ -19,6 +19,7 @@
  *   the run and lists that DAG's queued runs.
  * - A push that removes DAGs and changes a schedule; a run whose bundle was deleted (404,
  *   not 403).
+ * - Poker schedules switched with the sensors (pokers.ts).
  * Its calls feed the least-privilege analysis like the others'.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { GetScheduleCommand, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { PROJECT_ROOT } from '../rehearsal.js';
 import { ScenarioError, type ScenarioContext } from './context.js';
+import { pokersFollowSensors } from './pokers.js';
 
 const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.startsWith('run ')) ?? '')?.[1] ?? '';
 const versionOf = (out: string[]) => /registered bundle (\S+)/.exec(out.find((l) => l.includes('registered bundle')) ?? '')?.[1] ?? '';
@@ -124,6 +126,13 @@ export async function paths(c: ScenarioContext): Promise<void> {
     const pinned = (await ports.store.getRun('rehearsal_missing', missing))?.bundleVersion;
     check(missingEnd.state === 'failed' && /not found/.test(work?.error ?? '') && allowedBy('Worker', 's3:ListBucket', r.outputs.BucketName) > 0,
       `a run whose bundle was deleted fails with "not found" (bundle ${pinned}, deleted ${version}: ${work?.error ?? work?.state ?? 'no task'})`);
+
+    // Poker schedules follow the sensors (issue 22 §4; pokers.ts). The scenario DAGs are
+    // pushed again: the last push left only the scheduled ones.
+    cpSync(join(SCENARIO_DAGS, 'sensors.ts'), join(dir, 'sensors.ts'));
+    const push3 = await cli('push', [dir], { 'no-typecheck': true });
+    check(push3.code === 0, `push the sensor DAGs again (${push3.error ?? ''})`);
+    await pokersFollowSensors(c);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

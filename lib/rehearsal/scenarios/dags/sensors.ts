@@ -4,7 +4,7 @@
  * starts the run queued behind it: `maxActiveRuns: 1`); one whose downstream is a 16-minute
  * time sensor, past SQS's 15-minute delay (the poker arms a one-time schedule); one that
  * never holds and times out (the tick fails it and, the DAG being at `maxActiveRuns: 1`,
- * looks for queued runs to start).
+ * looks for queued runs to start); a task followed by a sensor (the worker registers it).
  */
 import { dag, defineSensor } from 'airless';
 
@@ -28,3 +28,12 @@ export const timer = dag('rehearsal_sensor_timer', { schedule: null }, ({ sensor
 export default dag('rehearsal_sensor_timeout', { schedule: null, maxActiveRuns: 1 }, ({ sensor }) => {
   sensor('never', { type: never, pokeContext: { n: 4 } }, { pokeInterval: '1m', timeout: '3m' });
 });
+
+// A task followed by a batched sensor: the worker registers the sensor (and, with every
+// poker off, enables its shard's poker), then the poker settles it (scenario paths, pokers.ts).
+export const afterTask = dag('rehearsal_sensor_after_task', { schedule: null }, ({ sensor, task }) => {
+  const prepare = task('prepare', async () => 'prepared');
+  const wait = sensor('wait', { type: always, pokeContext: { n: 5 } }, { pokeInterval: '1m', timeout: '1h' });
+  prepare.before(wait);
+});
+

@@ -1,0 +1,62 @@
+/**
+ * Part of scenario `paths` (issue 22 §4): poker schedules run only while sensors wait
+ * (docs/adr/0024-nothing-at-idle.md), each step reached by one function only, so the
+ * least-privilege analysis sees every switch grant used:
+ * - once no sensor waits, each enabled poker drains for a minute and disables its own schedule;
+ * - a task followed by a sensor: the worker registers the sensor and enables its poker;
+ * - a deploy resets a waiting sensor's poker to disabled: the tick enables it again;
+ * - a sensor registered by a process without the switch (a CLI of an older stack): the
+ *   tick finds it (a query of the sensor index, every five minutes) and turns its poker on.
+ */
+import { GetScheduleCommand, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
+import { triggerRun } from '../../engine/index.js';
+import type { ScenarioContext } from './context.js';
+
+const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.startsWith('run ')) ?? '')?.[1] ?? '';
+
+export async function pokersFollowSensors(c: ScenarioContext): Promise<void> {
+  const { r, cli, check, ports } = c;
+  const group = r.outputs.SystemScheduleGroup;
+  const pokers = () => r.gateway.scheduler.listSchedules().filter((s) => s.GroupName === group && s.Name.startsWith('poker-'));
+  const enabled = () => pokers().filter((s) => s.State === 'ENABLED').map((s) => s.Name);
+  const calls = (who: string, action: string, since: number, resource = `/${group}/poker-`) =>
+    r.gateway.decisions.filter((d) => d.allowed && d.principal.includes(who) && d.action === action && d.resource.includes(resource) && d.at >= since).length;
+  const allOff = (what: string) => r.until(() => enabled().length === 0, what, 120_000);
+
+  await allOff('every poker schedule to be disabled once no sensor waits');
+  check(pokers().length === 2 && calls('Poker', 'scheduler:UpdateSchedule', 0) > 0 && calls('Poker', 'iam:PassRole', 0, 'Invoker') > 0,
+    `with no sensor waiting, the pokers disabled their own schedules (${pokers().map((s) => `${s.Name}=${s.State}`).join(' ')})`);
+
+  const t0 = r.clock.now();
+  const afterTask = runIdOf((await cli('trigger', ['rehearsal_sensor_after_task'])).out);
+  const afterEnd = await c.runEnds('rehearsal_sensor_after_task', afterTask, 120_000);
+  check(afterEnd.state === 'success' && calls('Worker', 'scheduler:UpdateSchedule', t0) > 0 && calls('Worker', 'scheduler:GetSchedule', t0) > 0
+    && calls('Worker', 'iam:PassRole', t0, 'Invoker') > 0,
+    `a sensor after a task: the worker registers it and enables its poker, which settles it (${afterEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
+  await allOff('the poker to disable itself after the sensor settled');
+
+  // A deploy that updates a poker schedule resets it to the template's DISABLED.
+  const t1 = r.clock.now();
+  const timeout = runIdOf((await cli('trigger', ['rehearsal_sensor_timeout'])).out);
+  await r.until(() => enabled().length === 1, 'the waiting sensor\'s poker to be enabled');
+  const [name] = enabled();
+  const cur = await r.direct.scheduler.send(new GetScheduleCommand({ GroupName: group, Name: name }));
+  await r.direct.scheduler.send(new UpdateScheduleCommand({
+    Name: cur.Name!, GroupName: cur.GroupName, ScheduleExpression: cur.ScheduleExpression!, FlexibleTimeWindow: cur.FlexibleTimeWindow!,
+    Target: cur.Target!, State: 'DISABLED',
+  }));
+  await r.until(() => enabled().includes(name!), 'the tick to enable the reset poker again', 120_000);
+  check(calls('Tick', 'scheduler:GetSchedule', t1) > 0 && calls('Tick', 'scheduler:UpdateSchedule', t1) > 0 && calls('Tick', 'iam:PassRole', t1, 'Invoker') > 0,
+    `a poker reset to disabled while its sensor waits is enabled again by the tick (${name})`);
+  const timeoutEnd = await c.runEnds('rehearsal_sensor_timeout', timeout, 120_000);
+  check(timeoutEnd.state === 'failed', `that sensor still times out as before (${timeoutEnd.state})`);
+  await allOff('the poker to disable itself after the timeout');
+
+  // Registered without the switch: nobody enables the poker until the tick's sweep finds the sensor.
+  const t2 = r.clock.now();
+  const old = await triggerRun({ ...ports, pokerSchedules: undefined }, 'rehearsal_sensor_chain', { runId: `no_switch_${t2}` });
+  check(enabled().length === 0, 'a sensor registered without the switch leaves the pokers off');
+  const oldEnd = await c.runEnds('rehearsal_sensor_chain', old.runId, 180_000);
+  check(oldEnd.state === 'success' && calls('Tick', 'dynamodb:Query', t2, 'StateTriggers') > 0 && calls('Tick', 'dynamodb:UpdateItem', t2, 'StateKv') > 0,
+    `the tick finds a sensor no poker was enabled for and turns its poker on (${oldEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
+}
