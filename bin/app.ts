@@ -15,6 +15,8 @@ new AirlessStack(app, 'Airless', {
     alarmEmail: context('alarmEmail'),
     shards: shards === undefined ? undefined : Number(shards),
     removalPolicy: context('destroy') === 'true' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    dashboard: context('dashboard') === 'true',
+    customerManagedKey: context('customerManagedKey') === 'true',
   },
 });
 app.synth();
