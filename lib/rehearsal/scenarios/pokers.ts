@@ -2,14 +2,15 @@
  * Part of scenario `paths` (issue 22 §4): poker schedules run only while sensors wait
  * (docs/adr/0024-nothing-at-idle.md), each step reached by one function only, so the
  * least-privilege analysis sees every switch grant used:
- * - once no sensor waits, each enabled poker drains for a minute and disables its own schedule;
+ * - once no sensor waits (the README DAG's file sensor, which would wait 6 hours, marked
+ *   failed by an operator), each enabled poker drains for a minute and disables its own schedule;
  * - a task followed by a sensor: the worker registers the sensor and enables its poker;
  * - a deploy resets a waiting sensor's poker to disabled: the tick enables it again;
  * - a sensor registered by a process without the switch (a CLI of an older stack): the
  *   tick finds it (a query of the sensor index, every five minutes) and turns its poker on.
  */
 import { GetScheduleCommand, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
-import { triggerRun } from '../../engine/index.js';
+import { markTask, triggerRun } from '../../engine/index.js';
 import type { ScenarioContext } from './context.js';
 
 const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.startsWith('run ')) ?? '')?.[1] ?? '';
@@ -23,7 +24,17 @@ export async function pokersFollowSensors(c: ScenarioContext): Promise<void> {
     r.gateway.decisions.filter((d) => d.allowed && d.principal.includes(who) && d.action === action && d.resource.includes(resource) && d.at >= since).length;
   const allOff = (what: string) => r.until(() => enabled().length === 0, what, 120_000);
 
-  await allOff('every poker schedule to be disabled once no sensor waits');
+  // The README DAG's daily run still has its file sensor waiting (6 hours, for a file that
+  // never lands here): an operator marks it failed, as Airflow's "Mark Failed" would.
+  const marked: string[] = [];
+  for (const run of await ports.store.listActiveRuns()) {
+    for (const ti of await ports.store.listTasks(run.dagId, run.runId)) {
+      if (ti.state !== 'sensing') continue;
+      await markTask(ports, ti.dagId, ti.runId, ti.taskId, 'failed');
+      marked.push(`${ti.dagId}.${ti.taskId}`);
+    }
+  }
+  await allOff(`every poker schedule to be disabled once no sensor waits (marked failed: ${marked.join(', ') || 'none'})`);
   check(pokers().length === 2 && calls('Poker', 'scheduler:UpdateSchedule', 0) > 0 && calls('Poker', 'iam:PassRole', 0, 'Invoker') > 0,
     `with no sensor waiting, the pokers disabled their own schedules (${pokers().map((s) => `${s.Name}=${s.State}`).join(' ')})`);
 
