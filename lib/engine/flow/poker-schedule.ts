@@ -61,7 +61,14 @@ export async function ensurePokerOn(p: Ports, shard: number): Promise<void> {
     }
     // A draining shard's schedule is still enabled: only the poker disables it, after its
     // own `draining → off` write, which this write has just made fail.
-    if (cur?.want !== 'draining') await p.pokerSchedules.setEnabled(shard, true);
+    if (cur?.want === 'draining') return;
+    try {
+      await p.pokerSchedules.setEnabled(shard, true);
+    } catch (err) {
+      // The state says `on`: the tick enables the schedule within a minute. A caller that
+      // may not switch schedules (an operator's CLI without the grant) still registers.
+      p.log.warn('could not enable the poker schedule; the tick will', { shard, error: String((err as Error)?.message ?? err) });
+    }
     return;
   }
   p.log.warn('poker state kept changing; the tick will enable the schedule if it is needed', { shard });

@@ -197,6 +197,18 @@ describe('poker schedules follow the sensors', () => {
     expect((await checkPokerSchedules(s.ports, { sweep: true })).enabled).toEqual([]);
   });
 
+  it('registers a sensor even when the schedule cannot be switched (a CLI without the grant): the tick enables it', async () => {
+    const s = await setup({ shards: 1, beforeLanding: async (sw) => { if (sw.enabled && !allowed) throw new Error('AccessDeniedException: not authorized to perform: iam:PassRole'); } });
+    let allowed = false;
+    await s.register(targetIn(0, 1));
+    expect(await s.waiting(0)).toBe(1);
+    expect(await s.ports.store.getPokerState(0)).toMatchObject({ want: 'on' });
+    expect(s.pokers.enabledShards()).toEqual([]);
+    allowed = true;
+    expect((await checkPokerSchedules(s.ports, { sweep: false })).enabled).toEqual([0]);
+    expect(s.pokers.enabledShards()).toEqual([0]);
+  });
+
   it('costs nothing at idle: with no active run the tick reads no poker state and no schedule', async () => {
     const s = await setup({ shards: 8 });
     const get = s.ports.store.getPokerState.bind(s.ports.store);
