@@ -130,8 +130,9 @@ export async function cmdInit(dir: string, o: { airless?: string; out?: (line: s
   if (existing) {
     const merged = mergePackage(existing, JSON.parse(files['package.json']), { root, scaffold: Object.keys(files) });
     if (merged.refusals.length) {
-      const cd = path.relative(process.cwd(), root);
-      throw new UsageError(`airless init: nothing written; ${merged.refusals.join('\n')}\nthen run npx airless init ${cd || '.'} again`);
+      const rel = path.relative(process.cwd(), root);
+      const again = rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? root : rel;
+      throw new UsageError(`airless init: nothing written; ${merged.refusals.join('\n')}\nthen run npx airless init ${again} again`);
     }
     files['package.json'] = `${JSON.stringify(merged.pkg, null, 2)}\n`;
     changes = merged.changes;
@@ -149,8 +150,10 @@ export async function cmdInit(dir: string, o: { airless?: string; out?: (line: s
     written.push(rel === 'package.json' && existing ? 'package.json (merged)' : rel);
   }
   out(`airless init: ${written.length} file(s) in ${root}`);
-  for (const f of written) out(`  wrote ${f}`);
-  for (const c of changes) out(`    package.json: ${c}`);
+  for (const f of written) {
+    out(`  wrote ${f}`);
+    if (f.startsWith('package.json')) for (const c of changes) out(`        ${c}`);
+  }
   for (const f of kept) out(`  kept  ${f} (exists)`);
   const cd = path.relative(process.cwd(), root);
   out('next:');
