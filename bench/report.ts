@@ -2,6 +2,7 @@
  * The bench's results as one JSON document and as tables for a person, each figure
  * beside its target.
  */
+import { formatInnerLoop, type InnerLoopResult } from './inner-loop.js';
 import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
@@ -28,6 +29,8 @@ export interface BenchReport {
   ha?: HaResult;
   /** Issue 13: one expand of 10,000 (bench/scenarios/mapping.ts). */
   mapping?: MappingRow[];
+  /** Issue 19: `airless run` of the scaffold's DAG, first and second (bench/inner-loop.ts). */
+  innerLoop?: InnerLoopResult;
   durationMs: number;
 }
 
@@ -111,6 +114,7 @@ export function formatReport(r: BenchReport): string {
     out.push(`   duplicates ${mark(h.duplicates === 0)} (must be 0); three at least as fast as one: ${mark(h.threeProcessTasksPerSec >= h.oneProcessTasksPerSec)}`);
   }
   if (r.mapping) out.push('', formatMapping(r.mapping));
+  if (r.innerLoop) out.push('', formatInnerLoop(r.innerLoop));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

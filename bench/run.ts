@@ -20,7 +20,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'inner-loop'>;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
   memoryOnly: boolean;
   dynamodbEndpoint?: string;
@@ -28,7 +28,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'inner-loop'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -100,6 +100,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const ui = await uiBench({ runs: Math.round(100 * scale) || 10 });
       (report as BenchReport & { ui?: unknown }).ui = ui;
       say(formatUiBench(ui));
+    }
+    // issue 19: first and second `airless run` of the scaffold's DAG, bench/inner-loop.ts
+    if (opts.only.has('inner-loop')) {
+      say('inner loop (airless run, twice)');
+      const { innerLoopBench } = await import('./inner-loop.js');
+      report.innerLoop = await innerLoopBench();
     }
   } finally {
     client?.destroy();
