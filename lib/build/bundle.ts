@@ -154,7 +154,10 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
 async function cachedBundle(dir: string, files: readonly string[], sourcemap: boolean, cache: BuildCache | undefined): Promise<Uint8Array> {
   if (!cache) return (await bundleCode(dir, files, sourcemap)).code;
   const name = `bundle-${cacheKey(dir).slice(0, 16)}`;
-  const key = cacheKey({ step: 'bundle', airless: packageInfo().version, esbuild: esbuild.version, dir, files, listing: folderListing(dir), sourcemap, sdk: SDK_ENTRY });
+  const key = cacheKey({
+    step: 'bundle', airless: packageInfo().version, self: await cache.hashFile(fileURLToPath(import.meta.url)), esbuild: esbuild.version,
+    dir, files, listing: folderListing(dir), sourcemap, sdk: SDK_ENTRY,
+  });
   const hit = await cache.lookup<{ sha256: string }>(name, key);
   if (hit) {
     const bytes = await readFile(cache.file(name, '.mjs')).catch(() => undefined);

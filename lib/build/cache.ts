@@ -27,8 +27,8 @@ export function defaultCacheDir(): string {
   return path.resolve('.airless', 'cache');
 }
 
-/** Entries kept at most; a build past this drops the least recently written (tests push many temporary folders). */
-const MAX_ENTRIES = 64;
+/** Entries kept at most (two per DAG folder); a build past this drops the least recently written (tests push many temporary folders). */
+const MAX_ENTRIES = 32;
 
 /** sha256 (hex) of a JSON-able value: the part of a key that is not a file. */
 export function cacheKey(parts: unknown): string {

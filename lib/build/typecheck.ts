@@ -71,7 +71,11 @@ export async function typecheckDagFiles(dir: string, files: readonly string[], o
   const configPath = opts.tsconfig ? path.resolve(opts.tsconfig) : findTsconfig(dir);
   const cache = opts.cache;
   const name = `typecheck-${cacheKey(path.resolve(dir)).slice(0, 16)}`;
-  const key = cacheKey({ step: 'typecheck', airless: packageInfo().version, typescript: typescriptVersion(), dir: path.resolve(dir), roots, configPath, listing: folderListing(dir) });
+  // This module's own hash too: in the repository the version stays while the checker's code changes.
+  const key = cacheKey({
+    step: 'typecheck', airless: packageInfo().version, self: await cache?.hashFile(fileURLToPath(import.meta.url)), typescript: typescriptVersion(),
+    dir: path.resolve(dir), roots, configPath, listing: folderListing(dir),
+  });
   if (cache && (await cache.lookup<boolean>(name, key))) return;
   const since = Date.now();
   const ts = (await import('typescript')).default;
