@@ -2,6 +2,7 @@
  * The bench's results as one JSON document and as tables for a person, each figure
  * beside its target.
  */
+import { formatInnerLoop, type InnerLoopResult } from './inner-loop.js';
 import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
@@ -31,6 +32,8 @@ export interface BenchReport {
   mapping?: MappingRow[];
   /** Issue 21: requests per backfilled run (bench/scenarios/backfill.ts). */
   backfill?: BackfillBenchResult;
+  /** Issue 19: `airless run` of the scaffold's DAG, first and second (bench/inner-loop.ts). */
+  innerLoop?: InnerLoopResult;
   durationMs: number;
 }
 
@@ -115,6 +118,7 @@ export function formatReport(r: BenchReport): string {
   }
   if (r.mapping) out.push('', formatMapping(r.mapping));
   if (r.backfill) out.push('', formatBackfill(r.backfill));
+  if (r.innerLoop) out.push('', formatInnerLoop(r.innerLoop));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

@@ -21,7 +21,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'inner-loop'>;
   /** Write the backfill scenario's figures into lib/engine/rules/cost-model.ts. */
   updateCostModel?: boolean;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
@@ -31,7 +31,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'inner-loop'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -110,6 +110,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const ui = await uiBench({ runs: Math.round(100 * scale) || 10 });
       (report as BenchReport & { ui?: unknown }).ui = ui;
       say(formatUiBench(ui));
+    }
+    // issue 19: first and second `airless run` of the scaffold's DAG, bench/inner-loop.ts
+    if (opts.only.has('inner-loop')) {
+      say('inner loop (airless run, twice)');
+      const { innerLoopBench } = await import('./inner-loop.js');
+      report.innerLoop = await innerLoopBench();
     }
   } finally {
     client?.destroy();

@@ -10,6 +10,7 @@ import { AirlessError } from '../engine/index.js';
 import type { Clock, Log, Metrics } from '../engine/index.js';
 import { TimerPump } from '../runtime/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
+import { defaultCacheDir } from '../build/index.js';
 import { pushBundle } from './aws-push.js';
 import { cmdBackfillOn } from './backfill.js';
 import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';
@@ -95,7 +96,7 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
   const { ports: p, out } = ctx;
   switch (cmd) {
     case 'push':
-      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'] });
+      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'], cacheDir: defaultCacheDir() });
       return 0;
     case 'trigger':
       return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']));

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { VirtualClock } from '../adapters/memory/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { buildBundle, buildToLocalVersion, bundleVersion, LocalBundleSource } from '../build/index.js';
+import { defaultCacheDir } from '../build/index.js';
 import { NotFoundError } from '../engine/index.js';
 import type { DagSpec, Manifest, TaskInstance } from '../engine/index.js';
 import { DEFAULT_CONFIG, type Store } from '../engine/index.js';
@@ -20,6 +21,8 @@ import { table, timestamp } from './output.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */
 export const LOCAL_ROOT = path.resolve('.airless', 'bundles');
+/** The build cache (type-check verdicts, bundles, .tsbuildinfo) of `run`, `dev`, `dags list`, `tasks test`, `build` and `push`. */
+export const BUILD_CACHE = defaultCacheDir();
 /** Where `airless build` writes by default: outside any DAG folder given as a subfolder. */
 export const DEFAULT_BUILD_OUT = path.join('.airless', 'build');
 
@@ -43,7 +46,7 @@ function printWarnings(warnings: readonly string[]): void {
 
 /** Type-checks (unless told not to) and builds `dir` into a local bundle version. */
 export async function build(dir: string, typecheck = true): Promise<{ version: string; manifest: Manifest; bundles: LocalBundleSource }> {
-  const { version, manifest, warnings } = await buildToLocalVersion(dir, LOCAL_ROOT, { typecheck });
+  const { version, manifest, warnings } = await buildToLocalVersion(dir, LOCAL_ROOT, { typecheck, cacheDir: BUILD_CACHE });
   printWarnings(warnings);
   return { version, manifest, bundles: new LocalBundleSource(LOCAL_ROOT) };
 }
@@ -51,7 +54,7 @@ export async function build(dir: string, typecheck = true): Promise<{ version: s
 /** `airless build`: type-check, bundle and write bundle.mjs + manifest.json to `out` (default .airless/build). */
 export async function cmdBuild(dir: string, o: { out?: string; typecheck?: boolean }): Promise<number> {
   const outDir = path.resolve(o.out ?? DEFAULT_BUILD_OUT);
-  const r = await buildBundle({ dir, outDir, typecheck: o.typecheck ?? true });
+  const r = await buildBundle({ dir, outDir, typecheck: o.typecheck ?? true, cacheDir: BUILD_CACHE });
   printWarnings(r.warnings);
   const tasks = r.manifest.dags.reduce((n, d) => n + d.tasks.length, 0);
   process.stdout.write(`built ${r.manifest.dags.length} DAGs (${tasks} tasks) from ${dir}, version ${bundleVersion(r.manifest)}\n  ${r.bundlePath}\n  ${r.manifestPath}\n`);

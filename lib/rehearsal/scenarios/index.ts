@@ -64,7 +64,7 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
   let template: StackTemplate | undefined;
   // One synth for every scenario; two poker shards instead of eight (`-c shards=2`, a
   // supported deploy setting) so that each warped minute costs 3 invocations, not 9.
-  const cdkOut = base.cdkOut ?? (await synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT));
+  const cdkOut = base.cdkOut ?? (await synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT, base));
   for (const name of toRun) {
     const started = performance.now();
     let r: Rehearsal | undefined;
