@@ -5,6 +5,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { displayValue } from '../adapters/xcom-display.js';
+import { depthProblem, MAX_VALUE_DEPTH } from '../engine/index.js';
 
 /**
  * An error that becomes an HTTP response. The body is problem JSON (RFC 9457) whose
@@ -14,10 +16,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * throw new HttpError(404, 'dag_id: unknown DAG nope');
  */
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly detail: string) {
+  /**
+   * @param validation where the bad value was (`['query', 'order_by']`) and what it was: the
+   *   response then takes the shape of FastAPI's validation errors (Airflow's
+   *   `HTTPValidationError`, `{ detail: [{ type, loc, msg, input }] }`) instead of problem JSON.
+   */
+  constructor(readonly status: number, readonly detail: string, readonly validation?: { loc: (string | number)[]; input: unknown }) {
     super(detail);
     this.name = 'HttpError';
   }
+}
+
+/** Writes an HttpError: problem JSON, or Airflow's validation-error shape when it names a location. */
+export function sendHttpError(res: ServerResponse, err: HttpError): void {
+  if (!err.validation) return problem(res, err.status, err.detail);
+  sendJson(res, err.status, { detail: [{ type: 'value_error', loc: err.validation.loc, msg: err.detail, input: err.validation.input }] });
 }
 
 const TITLES: Record<number, string> = {
@@ -32,8 +45,16 @@ export function problem(res: ServerResponse, status: number, detail: string): vo
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  // Serialized before the head is written: a value JSON cannot write (a BigInt, a cycle)
+  // then becomes displayable data, not a 200 with an empty body.
+  let body: string;
+  try {
+    body = JSON.stringify(value);
+  } catch {
+    body = JSON.stringify(displayValue(value));
+  }
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(value));
+  res.end(body);
 }
 
 const MAX_BODY = 1 << 20;
@@ -58,6 +79,9 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
     throw new HttpError(400, 'body: malformed JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(422, 'body: expected a JSON object');
+  // JSON.parse reads any depth; what the engine, its stores and task threads do with it does not (rules/values.ts).
+  const deep = depthProblem(value, MAX_VALUE_DEPTH, 'body');
+  if (deep) throw new HttpError(400, `body: ${deep}`);
   return value as Record<string, unknown>;
 }
 

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uiAssets } from '../ui/assets.js';
 import type { ApiBackend } from './backend.js';
-import { authenticate, HttpError, problem, readJsonBody, sendJson, tokenLogin } from './http.js';
+import { authenticate, HttpError, problem, readJsonBody, sendHttpError, sendJson, tokenLogin } from './http.js';
 import { Router } from './router.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
@@ -76,7 +76,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
             res.end('<!doctype html><title>Airless</title><p>Open this page with the access token printed at start: <code>/?token=…</code></p>');
             return;
           }
-          problem(res, err.status, err.detail);
+          sendHttpError(res, err);
           return;
         }
         opts.onError?.(err);

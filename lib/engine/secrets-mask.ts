@@ -15,6 +15,8 @@ export const MASK = '***';
 
 const secrets = new Set<string>();
 let pattern: RegExp | undefined;
+/** The same alternatives without the global flag: a `test` that keeps no position between calls. */
+let probe: RegExp | undefined;
 
 /**
  * True when a variable key or an extra field name names a secret.
@@ -39,6 +41,7 @@ export function maskSecret(value: unknown): void {
   // Longest first, so that a secret containing another is masked whole.
   const sorted = [...secrets].sort((a, b) => b.length - a.length).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   pattern = new RegExp(sorted.join('|'), 'g');
+  probe = new RegExp(pattern.source);
 }
 
 /** Registers every string leaf under a sensitive key of an object (connection extras, a JSON variable). */
@@ -64,24 +67,80 @@ export function redact(text: string): string {
   return text.replace(pattern, MASK);
 }
 
-/** {@link redact} over every string leaf of plain data (objects and arrays rebuilt only when something changed). */
+type Container = unknown[] | Map<unknown, unknown> | Set<unknown> | Record<string, unknown>;
+
+/** Arrays, Maps, Sets and plain objects are walked; a Date, a RegExp, typed arrays are kept as they are. */
+function isContainer(v: unknown): v is Container {
+  if (v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v) || v instanceof Map || v instanceof Set) return true;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function entriesOf(v: Container): unknown[] {
+  if (Array.isArray(v)) return v;
+  if (v instanceof Set) return [...v];
+  if (v instanceof Map) return [...v].flat();
+  return Object.entries(v).flat();
+}
+
+/** True when some string in `value` (keys included) holds a registered secret. Iterative: any depth, cycles. */
+function holdsSecret(value: unknown): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (probe!.test(v)) return true;
+    } else if (isContainer(v) && !seen.has(v)) {
+      seen.add(v);
+      for (const x of entriesOf(v)) stack.push(x);
+    }
+  }
+  return false;
+}
+
+/**
+ * {@link redact} over every string of a value: in arrays, plain objects (keys too), Maps
+ * and Sets, at any depth. A value that holds no secret is returned as it is; otherwise a
+ * copy in which repeated and circular references stay repeated and circular (the value
+ * is walked with a list, not recursion: a circular or deeply nested XCom used to fail its
+ * try with a stack overflow once a secret had been read).
+ *
+ * @example
+ * redactDeep({ dsn: 'postgres://u:hunter22@db' }); // { dsn: 'postgres://u:***@db' }
+ */
 export function redactDeep<T>(value: T): T {
   if (!pattern) return value;
   if (typeof value === 'string') return redact(value) as T;
-  if (Array.isArray(value)) {
-    const out = value.map((v) => redactDeep(v));
-    return (out.some((v, i) => v !== value[i]) ? out : value) as T;
-  }
-  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = redactDeep(v);
-      if (out[k] !== v) changed = true;
+  if (!isContainer(value) || !holdsSecret(value)) return value;
+  const copies = new Map<object, Container>();
+  const todo: [Container, Container][] = [];
+  const copyOf = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v);
+    if (!isContainer(v)) return v;
+    let c = copies.get(v);
+    if (!c) {
+      c = Array.isArray(v) ? new Array<unknown>(v.length) : v instanceof Map ? new Map() : v instanceof Set ? new Set() : Object.create(Object.getPrototypeOf(v)) as Record<string, unknown>;
+      copies.set(v, c);
+      todo.push([v, c]);
     }
-    return (changed ? out : value) as T;
+    return c;
+  };
+  const root = copyOf(value);
+  while (todo.length) {
+    const [src, dst] = todo.pop()!;
+    if (Array.isArray(src)) {
+      for (let i = 0; i < src.length; i++) if (i in src) (dst as unknown[])[i] = copyOf(src[i]);
+    } else if (src instanceof Map) {
+      for (const [k, x] of src) (dst as Map<unknown, unknown>).set(copyOf(k), copyOf(x));
+    } else if (src instanceof Set) {
+      for (const x of src) (dst as Set<unknown>).add(copyOf(x));
+    } else {
+      for (const [k, x] of Object.entries(src)) Object.defineProperty(dst, redact(k), { value: copyOf(x), enumerable: true, writable: true, configurable: true });
+    }
   }
-  return value;
+  return root as T;
 }
 
 /** True once any secret is registered (callers skip the walk otherwise). */

@@ -7,6 +7,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { THREAD_SOURCE } from './thread-main.js';
 import { TaskCodeError } from './errors.js';
+import { MAX_VALUE_DEPTH } from '../engine/index.js';
 
 /** The main-thread side of a task's context, which serves the thread's I/O. */
 export interface HostContext {
@@ -101,7 +102,7 @@ class Thread {
     const bundleUrl = `${new URL(`file://${opts.bundlePath}`).href}?sha=${opts.sha}`;
     this.worker = new Worker(SOURCE, {
       eval: true,
-      workerData: { bundleUrl, syncPort: port2, syncFlag: this.flag },
+      workerData: { bundleUrl, syncPort: port2, syncFlag: this.flag, maxDepth: MAX_VALUE_DEPTH },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb },
     });
@@ -113,6 +114,12 @@ class Thread {
       this.end(new TaskCodeError(oom ? `the try ran out of memory (limit ${opts.memoryMb} MB per try)` : `${e.name}: ${e.message}`, e.stack));
     });
     this.worker.on('exit', (code) => this.end(new TaskCodeError(`the task ended its thread with process.exit(${code})`)));
+    // A message the thread posted that cannot be read here (structured clone's reader
+    // overflows on a value nested a few thousand levels deep): without this the try waited
+    // for ever, holding its slot. Its thread may be waiting on a reply: replace it.
+    this.worker.on('messageerror', (e: Error) => {
+      this.kill(new TaskCodeError(`the try's thread sent a message that could not be read (${e.name}: ${e.message}); values a task returns, pushes or logs may nest at most ${MAX_VALUE_DEPTH} levels`));
+    });
     // After the listeners: adding a 'message' listener refs the worker's message port again
     // (Node's setupPortReferencing), and a thread that was never lent out (a replacement for
     // a killed one, a warm one) then kept `airless run` alive: the flake of cli-exit.test.ts.

@@ -42,6 +42,9 @@ export const THREAD_SOURCE = String.raw`
   };
   process.on('uncaughtException', crash('uncaught exception'));
   process.on('unhandledRejection', crash('unhandled rejection'));
+  // A message from the main thread that cannot be read (a reply or a try's ctx nested too
+  // deeply for structured clone) would leave its try waiting for ever: fail it instead.
+  port.on('messageerror', crash('a message to the task could not be read'));
 
   const BRAND = '__airless';
   const dags = new Map();
@@ -63,12 +66,17 @@ export const THREAD_SOURCE = String.raw`
   const CLONEABLE = new Set([Object.prototype, null, Array.prototype, Date.prototype, Map.prototype, Set.prototype,
     RegExp.prototype, ArrayBuffer.prototype, DataView.prototype, BigInt.prototype, String.prototype, Number.prototype, Boolean.prototype]);
   const TYPED = Object.getPrototypeOf(Uint8Array.prototype);
+  // A value nested deeper than MAX_VALUE_DEPTH (rules/values.ts) is refused here too: the
+  // thread could post one a few thousand levels deep that the main thread cannot read back.
+  const maxDepth = data.maxDepth;
+  const shorten = (path) => (path.length > 120 ? path.slice(0, 60) + '…' + path.slice(-50) : path);
   const unclonable = (value) => {
     const seen = new Set();
-    const walk = (v, path) => {
+    const walk = (v, path, depth = 1) => {
       if (typeof v === 'function') return 'a function at ' + path;
       if (typeof v === 'symbol') return 'a symbol at ' + path;
       if (typeof v !== 'object' || v === null || seen.has(v)) return undefined;
+      if (depth > maxDepth) return 'a value nested more than ' + maxDepth + ' levels deep (at ' + shorten(path) + ')';
       seen.add(v);
       const proto = Object.getPrototypeOf(v);
       if (!CLONEABLE.has(proto) && Object.getPrototypeOf(proto) !== TYPED) {
@@ -77,7 +85,7 @@ export const THREAD_SOURCE = String.raw`
       if (v instanceof Map) {
         let i = 0;
         for (const [k, x] of v) {
-          const bad = walk(k, path + '.keys[' + i + ']') ?? walk(x, path + '.get(' + JSON.stringify(typeof k === 'string' ? k : i) + ')');
+          const bad = walk(k, path + '.keys[' + i + ']', depth + 1) ?? walk(x, path + '.get(' + JSON.stringify(typeof k === 'string' ? k : i) + ')', depth + 1);
           if (bad) return bad;
           i++;
         }
@@ -86,21 +94,21 @@ export const THREAD_SOURCE = String.raw`
       if (v instanceof Set) {
         let i = 0;
         for (const x of v) {
-          const bad = walk(x, path + '[' + i++ + ']');
+          const bad = walk(x, path + '[' + i++ + ']', depth + 1);
           if (bad) return bad;
         }
         return undefined;
       }
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) {
-          const bad = walk(v[i], path + '[' + i + ']');
+          const bad = walk(v[i], path + '[' + i + ']', depth + 1);
           if (bad) return bad;
         }
         return undefined;
       }
       if (proto !== Object.prototype && proto !== null) return undefined;
       for (const k of Object.keys(v)) {
-        const bad = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? path + '.' + k : path + '[' + JSON.stringify(k) + ']');
+        const bad = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? path + '.' + k : path + '[' + JSON.stringify(k) + ']', depth + 1);
         if (bad) return bad;
       }
       return undefined;
@@ -128,7 +136,22 @@ export const THREAD_SOURCE = String.raw`
       return call(this.id, 'push', key, value);
     }
   }
-  const post = (level, msg, fields) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
+  // Log fields too deep for the main thread to read are left out of the line, not the try.
+  const tooDeep = (value) => {
+    const seen = new Set();
+    const stack = [[value, 1]];
+    while (stack.length) {
+      const [v, depth] = stack.pop();
+      if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+      if (depth > maxDepth) return true;
+      seen.add(v);
+      const items = v instanceof Map ? [...v].flat() : v instanceof Set ? [...v] : ArrayBuffer.isView(v) ? [] : Object.values(v);
+      for (const x of items) stack.push([x, depth + 1]);
+    }
+    return false;
+  };
+  const post = (level, msg, fields) => port.postMessage({ t: 'log', level, msg: String(msg),
+    fields: fields !== null && typeof fields === 'object' && tooDeep(fields) ? { fields: 'not shown: nested more than ' + maxDepth + ' levels deep' } : fields });
   class Log {
     info(msg, fields) { post('info', msg, fields); }
     warn(msg, fields) { post('warn', msg, fields); }
