@@ -6,7 +6,7 @@
  * whatever this process logs later.
  */
 
-/** Key fragments that make a variable or an extra field secret (Airflow's DEFAULT_SENSITIVE_FIELDS). */
+/** Key fragments that make a variable or an extra field secret: Airflow's DEFAULT_SENSITIVE_FIELDS (secrets_masker.py), all twelve. */
 const SENSITIVE = ['access_token', 'api_key', 'apikey', 'authorization', 'passphrase', 'passwd', 'password', 'private_key', 'secret', 'token', 'keyfile_dict', 'service_account'];
 
 /** Shorter values are not masked (Airflow's `min_length_masked_secret`): masking `a` would garble every log line. */
@@ -141,6 +141,31 @@ export function redactDeep<T>(value: T): T {
     }
   }
   return root as T;
+}
+
+/**
+ * Plain data as shown to a person (Airflow's `redact` with a name): every string under a
+ * sensitive key ({@link isSensitiveKey}), at any depth, becomes `***`; other strings
+ * have the registered secrets masked. `connections get` shows extras with it, so a
+ * `keyfile_dict`, a `service_account` or a password nested in an extra never prints.
+ * Past 100 levels a value is `***` whole (shown data is small; no recursion without end).
+ *
+ * @example
+ * maskFields({ project: 'p1', keyfile_dict: { private_key: 'k', n: 1 }, auth: { password: 'x' } });
+ * // { project: 'p1', keyfile_dict: { private_key: '***', n: 1 }, auth: { password: '***' } }
+ */
+export function maskFields(value: unknown, sensitive = false, depth = 0): unknown {
+  if (depth > 100) return MASK;
+  if (typeof value === 'string') return sensitive ? MASK : redact(value);
+  if (Array.isArray(value)) return value.map((v) => maskFields(v, sensitive, depth + 1));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      Object.defineProperty(out, k, { value: maskFields(v, sensitive || isSensitiveKey(k), depth + 1), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
 }
 
 /** True once any secret is registered (callers skip the walk otherwise). */

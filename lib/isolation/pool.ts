@@ -7,7 +7,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { THREAD_SOURCE } from './thread-main.js';
 import { TaskCodeError } from './errors.js';
-import { MAX_VALUE_DEPTH } from '../engine/index.js';
+import { MAX_VALUE_DEPTH, redact } from '../engine/index.js';
 
 /** The main-thread side of a task's context, which serves the thread's I/O. */
 export interface HostContext {
@@ -139,6 +139,9 @@ class Thread {
       else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));
     } else if (m.t === 'ready') {
       this.started();
+    } else if (m.t === 'out') {
+      // Masked here too: the pool may run where output-mask.ts is not installed.
+      (m.stream === 'stderr' ? process.stderr : process.stdout).write(redact(String(m.text)));
     } else if (m.t === 'log') {
       job?.host?.log[m.level as 'info' | 'warn' | 'error'](m.msg, m.fields);
     } else if (m.t === 'call') {

@@ -18,6 +18,7 @@
  * - in: `{ t: 'run', id, dagId, taskId, method, ctx, arg }`, `{ t: 'poke', id, type, pc, env }`,
  *   `{ t: 'reply', callId, ok, value | error }`
  * - out: `{ t: 'ready' }` (bundle loaded), `{ t: 'call', id, callId, op, args }` (xcom pull/push, var, conn), `{ t: 'log', level, msg, fields }`,
+ *   `{ t: 'out', stream, text }` (what task code wrote to stdout or stderr),
  *   `{ t: 'render', template }` (synchronous: answered on the sync port),
  *   `{ t: 'done', id, ok, value | error | control }`, `{ t: 'crash', what, error }`.
  */
@@ -45,6 +46,19 @@ export const THREAD_SOURCE = String.raw`
   // A message from the main thread that cannot be read (a reply or a try's ctx nested too
   // deeply for structured clone) would leave its try waiting for ever: fail it instead.
   port.on('messageerror', crash('a message to the task could not be read'));
+
+  // What task code prints goes to the main thread on this port, ordered before its try's
+  // 'done' (Node's own stdout pipe is another channel: lines came after the end of a run or
+  // were lost at exit), where it is masked (output-mask.ts) and written.
+  const forward = (stream) => (chunk, encoding, cb) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    port.postMessage({ t: 'out', stream, text });
+    const done = typeof encoding === 'function' ? encoding : cb;
+    if (typeof done === 'function') process.nextTick(done);
+    return true;
+  };
+  process.stdout.write = forward('stdout');
+  process.stderr.write = forward('stderr');
 
   const BRAND = '__airless';
   const dags = new Map();
