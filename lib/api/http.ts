@@ -1,7 +1,6 @@
 /**
- * HTTP plumbing of the API server: errors as problem JSON, JSON bodies, token auth
- * (Bearer header, or a cookie set from `?token=` for the browser) and the cross-site
- * request check on mutating requests.
+ * HTTP plumbing of the API server: errors as problem JSON, JSON bodies and token auth
+ * (a Bearer header only; the browser UI keeps the token in its tab, docs/adr/0028).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -85,8 +84,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   return value as Record<string, unknown>;
 }
 
-export const TOKEN_COOKIE = 'airless_token';
-/** Header the UI sends on every mutating request: a cross-site form or image cannot set it. */
+/** Header the UI sends on every mutating request (kept for clients that send it; the token header alone decides). */
 export const CSRF_HEADER = 'x-airless-csrf';
 
 function sameSecret(a: string, b: string): boolean {
@@ -95,58 +93,31 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join('='));
-  }
-  return undefined;
-}
-
 /**
- * Checks the token. A Bearer header is enough for any request (a cross-site page cannot
- * set it). A cookie authenticates too, but then a mutating request must also carry
- * {@link CSRF_HEADER} (which forces a CORS preflight we never grant) and, when the
- * browser sends an Origin, the same origin as the server.
+ * Checks the token, which only an `Authorization: Bearer` header carries (docs/adr/0028).
+ * No cookie authenticates: cookies ignore ports, so one set for this server reached every
+ * service on 127.0.0.1 (any page the user visited on another port could read it and drive
+ * the dev server, or a `ui --stack` session with the user's AWS credentials), and two UIs
+ * on different ports overwrote each other's. A cross-site page cannot set this header
+ * without a CORS preflight, which the server never grants: no CSRF check is needed.
  */
 export function authenticate(req: IncomingMessage, token: string): void {
   const auth = req.headers.authorization;
-  if (auth !== undefined) {
-    const m = /^Bearer\s+(.+)$/i.exec(auth);
-    if (!m || !sameSecret(m[1].trim(), token)) throw new HttpError(401, 'Authorization: invalid bearer token');
-    return;
-  }
-  const c = cookieToken(req);
-  if (c === undefined) throw new HttpError(401, 'Authorization: missing (send "Authorization: Bearer <token>" or open the UI with ?token=<token>)');
-  if (!sameSecret(c, token)) throw new HttpError(401, `${TOKEN_COOKIE}: invalid token cookie`);
-  const method = req.method ?? 'GET';
-  if (method === 'GET' || method === 'HEAD') return;
-  if (req.headers[CSRF_HEADER] === undefined) throw new HttpError(403, `${CSRF_HEADER}: header required on ${method} requests authenticated by cookie`);
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== 'null') {
-    let host: string;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      throw new HttpError(403, `Origin: malformed (${origin})`);
-    }
-    if (host !== req.headers.host) throw new HttpError(403, `Origin: ${origin} is not this server`);
-  } else if (origin === 'null') {
-    throw new HttpError(403, 'Origin: null origin refused');
-  }
+  if (auth === undefined) throw new HttpError(401, 'Authorization: missing (send "Authorization: Bearer <token>"; in a browser open the UI at /#token=<token>)');
+  const m = /^Bearer\s+(.+)$/i.exec(auth);
+  if (!m || !sameSecret(m[1].trim(), token)) throw new HttpError(401, 'Authorization: invalid bearer token');
 }
 
-/** Sets the token cookie from `?token=` and redirects to the same path without it. */
+/**
+ * An address printed before the token moved to the fragment (`/?token=…`): checks it and
+ * redirects to `/#token=…`, which the page reads into this tab's own storage. Sets no cookie.
+ */
 export function tokenLogin(req: IncomingMessage, res: ServerResponse, url: URL, token: string): boolean {
   const given = url.searchParams.get('token');
   if (given === null) return false;
   if (!sameSecret(given, token)) throw new HttpError(401, 'token: invalid token');
   url.searchParams.delete('token');
-  res.writeHead(303, {
-    location: `${url.pathname}${url.search}`,
-    'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
-    'cache-control': 'no-store',
-  });
+  res.writeHead(303, { location: `${url.pathname}${url.search}#token=${encodeURIComponent(token)}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   res.end();
   return true;
 }
