@@ -19,51 +19,76 @@ export const MAX_VALUE_DEPTH = 1000;
  * Where `value` nests containers more than `limit` deep (`value[0].a...`, shortened), or
  * undefined. Iterative, so a value of any depth is measured without a stack overflow;
  * each container is visited once, so cycles and shared references cost nothing extra.
+ * Depth-first in the order serializers walk: a container counts where it is first met,
+ * since devalue and structured clone write later meetings as back-references.
  *
  * @example
  * depthProblem({ a: [[1]] }, 2); // 'nested more than 2 levels deep (at value.a[0])'
  * depthProblem(body, MAX_VALUE_DEPTH, 'body'); // '... (at body.conf.a.a…)'
  */
 export function depthProblem(value: unknown, limit = MAX_VALUE_DEPTH, root = 'value'): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  // Depth-first in the order serializers walk (a container counts where it is first met,
-  // since devalue and structured clone write later meetings as back-references).
-  const seen = new Set<object>();
-  const stack: Frame[] = [{ v: value, depth: 1, path: () => root }];
-  while (stack.length) {
-    const { v, depth, path } = stack.pop()!;
-    if (seen.has(v)) continue;
-    seen.add(v);
-    if (depth > limit) return `nested more than ${limit} levels deep (at ${shorten(path())})`;
-    const children = childrenOf(v, depth, path);
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
-  }
-  return undefined;
+  if (value === null || typeof value !== 'object' || !tooDeep(value, limit)) return undefined;
+  return `nested more than ${limit} levels deep (at ${shorten(pathPast(value, limit, root))})`;
 }
 
-interface Frame { v: object; depth: number; path: () => string }
+const isObject = (x: unknown): x is object => x !== null && typeof x === 'object';
 
-function childrenOf(v: object, depth: number, path: () => string): Frame[] {
-  const out: Frame[] = [];
-  const add = (child: unknown, step: () => string) => {
-    if (child !== null && typeof child === 'object') out.push({ v: child, depth: depth + 1, path: step });
-  };
-  if (v instanceof Map) {
-    let i = 0;
-    for (const [k, x] of v) {
-      const n = i++;
-      add(k, () => `${path()}.keys[${n}]`);
-      add(x, () => `${path()}.values[${n}]`);
+/** The children of a container that are containers, in order (typed arrays have none). */
+function children(v: object): unknown[] {
+  if (Array.isArray(v)) return v;
+  if (v instanceof Map) return [...v].flat();
+  if (v instanceof Set) return [...v];
+  if (ArrayBuffer.isView(v)) return [];
+  return Object.values(v);
+}
+
+/** The hot path (every XCom write): two stacks and a set, no object per container. */
+function tooDeep(value: object, limit: number): boolean {
+  const seen = new Set<object>();
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length) {
+    const v = values.pop()!;
+    const depth = depths.pop()!;
+    if (seen.has(v)) continue;
+    seen.add(v);
+    if (depth > limit) return true;
+    const xs = children(v);
+    for (let i = xs.length - 1; i >= 0; i--) {
+      const x = xs[i];
+      if (isObject(x)) { values.push(x); depths.push(depth + 1); }
     }
-  } else if (v instanceof Set) {
-    let i = 0;
-    for (const x of v) { const n = i++; add(x, () => `${path()}[${n}]`); }
-  } else if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) add(v[i], () => `${path()}[${i}]`);
-  } else if (!ArrayBuffer.isView(v)) {
-    for (const k of Object.keys(v)) add((v as Record<string, unknown>)[k], () => `${path()}${/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}`);
   }
-  return out;
+  return false;
+}
+
+interface Step { v: object; depth: number; parent?: Step; key: string }
+
+/** The path to the first container past `limit`, in the same order (only once one exists). */
+function pathPast(value: object, limit: number, root: string): string {
+  const seen = new Set<object>();
+  const stack: Step[] = [{ v: value, depth: 1, key: root }];
+  while (stack.length) {
+    const step = stack.pop()!;
+    if (seen.has(step.v)) continue;
+    seen.add(step.v);
+    if (step.depth > limit) {
+      const keys: string[] = [];
+      for (let s: Step | undefined = step; s; s = s.parent) keys.push(s.key);
+      return keys.reverse().join('');
+    }
+    const v = step.v;
+    const named: [string, unknown][] = v instanceof Map ? [...v].flatMap(([k, x], i) => [[`.keys[${i}]`, k], [`.values[${i}]`, x]] as [string, unknown][])
+      : v instanceof Set ? [...v].map((x, i) => [`[${i}]`, x])
+      : Array.isArray(v) ? v.map((x, i) => [`[${i}]`, x])
+      : ArrayBuffer.isView(v) ? []
+      : Object.entries(v).map(([k, x]) => [/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`, x]);
+    for (let i = named.length - 1; i >= 0; i--) {
+      const [key, x] = named[i];
+      if (isObject(x)) stack.push({ v: x, depth: step.depth + 1, parent: step, key });
+    }
+  }
+  return root;
 }
 
 /** A path a thousand steps long is not one line: its start and its end. */
