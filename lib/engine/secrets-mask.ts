@@ -77,25 +77,24 @@ function isContainer(v: unknown): v is Container {
   return proto === Object.prototype || proto === null;
 }
 
-function entriesOf(v: Container): unknown[] {
-  if (Array.isArray(v)) return v;
-  if (v instanceof Set) return [...v];
-  if (v instanceof Map) return [...v].flat();
-  return Object.entries(v).flat();
-}
-
 /** True when some string in `value` (keys included) holds a registered secret. Iterative: any depth, cycles. */
 function holdsSecret(value: unknown): boolean {
   const seen = new Set<object>();
   const stack: unknown[] = [value];
+  // Only strings and objects go on the stack; numbers and the like cannot hold a secret.
+  const push = (x: unknown) => { if (typeof x === 'string' || (x !== null && typeof x === 'object')) stack.push(x); };
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') {
       if (probe!.test(v)) return true;
-    } else if (isContainer(v) && !seen.has(v)) {
-      seen.add(v);
-      for (const x of entriesOf(v)) stack.push(x);
+      continue;
     }
+    if (!isContainer(v) || seen.has(v)) continue;
+    seen.add(v);
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) push(v[i]);
+    else if (v instanceof Map) for (const [k, x] of v) { push(k); push(x); }
+    else if (v instanceof Set) for (const x of v) push(x);
+    else for (const k of Object.keys(v)) { stack.push(k); push((v as Record<string, unknown>)[k]); }
   }
   return false;
 }
@@ -116,8 +115,9 @@ export function redactDeep<T>(value: T): T {
   if (!isContainer(value) || !holdsSecret(value)) return value;
   const copies = new Map<object, Container>();
   const todo: [Container, Container][] = [];
+  const mask = (text: string) => (probe!.test(text) ? redact(text) : text);
   const copyOf = (v: unknown): unknown => {
-    if (typeof v === 'string') return redact(v);
+    if (typeof v === 'string') return mask(v);
     if (!isContainer(v)) return v;
     let c = copies.get(v);
     if (!c) {
@@ -137,7 +137,13 @@ export function redactDeep<T>(value: T): T {
     } else if (src instanceof Set) {
       for (const x of src) (dst as Set<unknown>).add(copyOf(x));
     } else {
-      for (const [k, x] of Object.entries(src)) Object.defineProperty(dst, redact(k), { value: copyOf(x), enumerable: true, writable: true, configurable: true });
+      for (const k of Object.keys(src)) {
+        const key = mask(k);
+        const x = copyOf((src as Record<string, unknown>)[k]);
+        // A key named __proto__ is data, as it was in the value (assignment would set the prototype).
+        if (key === '__proto__') Object.defineProperty(dst, key, { value: x, enumerable: true, writable: true, configurable: true });
+        else (dst as Record<string, unknown>)[key] = x;
+      }
     }
   }
   return root as T;
