@@ -45,6 +45,6 @@ export { depthProblem, MAX_VALUE_DEPTH } from './rules/values.js';
 export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './pool-limits.js';
 export type * from './mapping-store.js';
 export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';
-export { hasSecrets, isSensitiveKey, maskFields, redact, redactDeep } from './secrets-mask.js';
+export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './secrets-mask.js';
 export { envKey } from './secrets.js';
 export { instanceValue } from './mapping-values.js';

@@ -4,8 +4,7 @@
  * failed its try with a stack overflow). Engine behaviour on both stores (ENGINE_SUITES).
  */
 import { describe, expect, it } from 'vitest';
-import { redactDeep } from '../../lib/engine/index.js';
-import { maskSecret } from '../../lib/engine/secrets-mask.js';
+import { maskSecret, redactDeep } from '../../lib/engine/index.js';
 import { LocalSecrets } from '../../lib/adapters/secrets-local.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';

@@ -5,7 +5,7 @@
  * replaced by recorders first; the file runs in its own process (vitest forks).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { maskSecret } from '../../lib/engine/secrets-mask.js';
+import { maskSecret } from '../../lib/engine/index.js';
 import { maskProcessOutput, reserveStdout } from '../../lib/isolation/output-mask.js';
 
 const seen: { where: string; text: string }[] = [];
