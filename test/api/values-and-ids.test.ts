@@ -20,6 +20,7 @@ const values = dag('values', {}, ({ task }) => {
   task('bigint', () => ({ total: 12345678901234567890n }));
   task('circular', () => loop);
   task('kinds', () => ({ m: new Map([['a', new Set([1])]]), u: undefined, n: NaN, d: new Date(0), bytes: new Uint8Array([1, 2]) }));
+  task('logs_bigint', (ctx) => { ctx.log.info('counted', { n: 10n, loop }); });
 });
 const plain = dag('plain', { maxActiveRuns: 1 }, ({ task }) => { task('only', () => 1); });
 // 60 characters: the old regular expression took minutes on `%a%a%a%a%a%a%b` against it.
@@ -115,5 +116,9 @@ describe('XCom values JSON cannot write', () => {
     expect(list.json.xcom_entries[0].value).toEqual({ name: 'loop', self: { $ref: '$' } });
     const ti = await h.call('GET', `/api/v2/dags/values/dagRuns/${encodeURIComponent(valuesRun)}/taskInstances/circular`);
     expect(ti).toMatchObject({ status: 200, json: { task_id: 'circular', state: 'success' } });
+    // A log line's fields are the task's own values: the response falls back to the display, not to an empty 200.
+    const log = await h.call('GET', `/api/v2/dags/values/dagRuns/${encodeURIComponent(valuesRun)}/taskInstances/logs_bigint/logs/1`);
+    expect(log.status).toBe(200);
+    expect(log.json.content.find((l: any) => l.event === 'counted')).toMatchObject({ n: { $bigint: '10' }, loop: { name: 'loop', self: { $ref: expect.stringMatching(/^\$\.content\[\d+\]\.loop$/) } } });
   });
 });

@@ -3,7 +3,9 @@
  * recursion, in the order serializers meet containers (issue 19, defect 2).
  */
 import { describe, expect, it } from 'vitest';
-import { depthProblem, MAX_VALUE_DEPTH } from '../../../lib/engine/index.js';
+import { depthProblem, InvalidInputError, MAX_VALUE_DEPTH } from '../../../lib/engine/index.js';
+import { dag } from '../../../lib/sdk/index.js';
+import { makeRuntime } from '../../helpers/runtime.js';
 
 const nested = (levels: number, wrap: (v: unknown) => unknown = (v) => [v]): unknown => {
   let v: unknown = 'bottom';
@@ -38,5 +40,15 @@ describe('depthProblem', () => {
     expect(depthProblem({ b: [[shared]], a: shared }, 3)).toBe('nested more than 3 levels deep (at value.b[0][0])');
     expect(depthProblem(new Uint8Array(10), 0)).toBe('nested more than 0 levels deep (at value)');
     expect(depthProblem('text')).toBeUndefined();
+  });
+});
+
+describe('triggerRun with a conf nested too deeply', () => {
+  it('refuses it before storing anything, naming where', async () => {
+    const { rt } = await makeRuntime([dag('deep_conf', {}, ({ task }) => { task('a', () => 1); })]);
+    await expect(rt.trigger('deep_conf', { conf: { a: nested(1000) } })).rejects.toThrow(InvalidInputError);
+    await expect(rt.trigger('deep_conf', { conf: { a: nested(1000) } })).rejects.toThrow(/^conf is nested more than 1000 levels deep \(at conf\.a\[0\]/);
+    expect(await rt.ports.store.listRuns('deep_conf', {})).toEqual([]);
+    expect((await rt.trigger('deep_conf', { conf: { a: nested(998) } })).state).toBeDefined();
   });
 });
