@@ -154,9 +154,17 @@ class Thread {
         : m.op === 'push' ? x.push(m.args[0], m.args[1])
         : m.op === 'var' ? (h.variables?.get(m.args[0], m.args[1]) ?? missing('variables'))
         : (h.connections?.get(m.args[0]) ?? missing('connections'));
+      const fail = (e: Error) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: false, error: { name: e.name, message: e.message } });
       op.then(
-        (value) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: true, value }),
-        (e: Error) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: false, error: { name: e.name, message: e.message } }),
+        (value) => {
+          // A value structured clone cannot write (nested a few thousand levels) fails the call, not the process.
+          try {
+            this.worker.postMessage({ t: 'reply', callId: m.callId, ok: true, value });
+          } catch (e) {
+            fail(new Error(`the value could not be sent to the task (${(e as Error).name}: ${(e as Error).message})`));
+          }
+        },
+        fail,
       );
     } else if (m.t === 'render') {
       // The thread blocks until the reply; the main thread may read variables meanwhile.
@@ -176,7 +184,7 @@ class Thread {
     } else if (m.t === 'crash' && job) {
       this.job = undefined;
       settled(job);
-      job.reject(TaskCodeError.from(m.error, `${m.what} in task code: `));
+      job.reject(TaskCodeError.from(m.error, m.what.endsWith(':') ? `${m.what} ` : `${m.what} in task code: `));
     }
   }
 
@@ -345,8 +353,17 @@ export class IsolationPool {
     if (signal) watch(signal, thread);
     message.id = id;
     return new Promise((resolve, reject) => {
-      thread.job = { id, host, resolve, reject, signal, thread };
-      thread.worker.postMessage(message);
+      const job: Job = { id, host, resolve, reject, signal, thread };
+      thread.job = job;
+      try {
+        thread.worker.postMessage(message);
+      } catch (e) {
+        // The try's input cannot be written (a value nested too deeply): fail it and give the thread back.
+        thread.job = undefined;
+        settled(job);
+        this.release(thread);
+        reject(new TaskCodeError(`the try's input could not be sent to its thread (${(e as Error).name}: ${(e as Error).message}); conf, params and XCom may nest at most ${MAX_VALUE_DEPTH} levels`));
+      }
     });
   }
 

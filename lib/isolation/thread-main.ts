@@ -45,7 +45,7 @@ export const THREAD_SOURCE = String.raw`
   process.on('unhandledRejection', crash('unhandled rejection'));
   // A message from the main thread that cannot be read (a reply or a try's ctx nested too
   // deeply for structured clone) would leave its try waiting for ever: fail it instead.
-  port.on('messageerror', crash('a message to the task could not be read'));
+  port.on('messageerror', crash('the try could not read a message from the main thread (a value nested too deeply?):'));
 
   // What task code prints goes to the main thread on this port, ordered before its try's
   // 'done' (Node's own stdout pipe is another channel: lines came after the end of a run or

@@ -12,10 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../lib/adapters/memory/clock.js';
 import type { MemoryLog } from '../../lib/adapters/memory/observe.js';
 import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js';
-import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
+import { closeIsolationPools, loadIsolatedBundle } from '../../lib/isolation/isolated-bundle.js';
 import { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 
 const DAGS = path.resolve('test/fixtures/isolation-dags');
+const nested = (levels: number): unknown => {
+  let v: unknown = 'bottom';
+  for (let i = 0; i < levels; i++) v = [v];
+  return v;
+};
 let root: string;
 let version: string;
 
@@ -48,6 +53,7 @@ describe('values nested too deeply in an isolated try', () => {
       pushes_deep: ['failed', expect.stringMatching(/^Error: XCom tree of task pushes_deep cannot be stored: a value nested more than 1000 levels deep/)],
       logs_deep: ['success', ''],
       returns_1000: ['success', ''],
+      reads_var: ['success', ''],
     });
     for (const [, error] of Object.values(seen)) expect(error).not.toMatch(/\n/);
     const line = (rt.ports.log as MemoryLog).lines.find((l) => l.msg === 'a deep field');
@@ -60,5 +66,22 @@ describe('values nested too deeply in an isolated try', () => {
     expect(tasks.posts_deep).toMatchObject({ state: 'failed' });
     expect(tasks.posts_deep!.error).toMatch(/^the try's thread sent a message that could not be read \(RangeError: Maximum call stack size exceeded\); values a task returns, pushes or logs may nest at most 1000 levels$/);
     expect(tasks.after).toMatchObject({ state: 'success' });
+  }, 30_000);
+
+  it('fail a try whose input, or a value it reads, cannot be sent to its thread; the thread serves the next try', async () => {
+    const bundle = await loadIsolatedBundle(path.join(root, version, 'bundle.mjs'));
+    const run = bundle.taskMethod('deep_values', 'returns_1000', 'execute')!;
+    const reads = bundle.taskMethod('deep_values', 'reads_var', 'execute')!;
+    const ctx = (conf: unknown, variable?: unknown) => ({
+      dagId: 'deep_values', runId: 'r', taskId: 't', tryNumber: 1, logicalDate: '', dataIntervalStart: '', dataIntervalEnd: '', ds: '', params: {}, conf,
+      signal: new AbortController().signal, xcom: { pull: async () => undefined, push: async () => {} }, render: (t: string) => t,
+      log: { info: () => {}, warn: () => {}, error: () => {} }, variables: { get: async () => variable },
+    });
+    await run.ready?.();
+    await expect(run(ctx({ deep: nested(5000) }))).rejects.toThrow(/^the try's input could not be sent to its thread \(RangeError: Maximum call stack size exceeded\); conf, params and XCom may nest at most 1000 levels$/);
+    await reads.ready?.();
+    expect(await reads(ctx({}, nested(5000)))).toMatch(/^the value could not be sent to the task \(RangeError: Maximum call stack size exceeded\)$/);
+    await run.ready?.();
+    expect(await run(ctx({}))).toEqual(nested(999));
   }, 30_000);
 });
