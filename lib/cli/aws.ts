@@ -21,6 +21,7 @@ export interface AwsCommandOptions {
   /** An AWS-compatible endpoint for every client (a rehearsal, LocalStack); overrides AIRLESS_AWS_ENDPOINT. */
   endpoint?: string;
   'logical-date'?: string;
+  'run-id'?: string;
   conf?: string;
   payload?: string;
   try?: string;
@@ -99,7 +100,7 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
       await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'], cacheDir: defaultCacheDir() });
       return 0;
     case 'trigger':
-      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']));
+      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']), o['run-id']);
     case 'runs':
       return cmdRuns(p, a[0], out);
     case 'tasks':

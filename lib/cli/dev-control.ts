@@ -43,7 +43,8 @@ async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: str
   const ports = p as unknown as AwsPorts;
   switch (r.command) {
     case 'trigger':
-      return cmdTrigger(ports, a0, r.options.conf === undefined ? undefined : JSON.parse(String(r.options.conf)), out);
+      return cmdTrigger(ports, a0, r.options.conf === undefined ? undefined : JSON.parse(String(r.options.conf)), out, undefined,
+        r.options['run-id'] === undefined ? undefined : String(r.options['run-id']));
     case 'runs':
       return cmdRuns(ports, a0, out);
     case 'tasks':

@@ -17,7 +17,8 @@ import { pokeOnce } from '../engine/index.js';
 import { builtinSensors } from '../sensors/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { nextTick } from '../engine/index.js';
-import { table, timestamp } from './output.js';
+import { table, timestamp, XCOM_TEXT_MAX } from './output.js';
+import { displayText } from '../adapters/xcom-display.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */
 export const LOCAL_ROOT = path.resolve('.airless', 'bundles');
@@ -32,10 +33,10 @@ export function terminalLog(quiet: boolean) {
     const f = l.fields ?? {};
     if (f.taskId !== undefined && f.tryNumber !== undefined) {
       const { dagId, runId, taskId, tryNumber, ...rest } = f;
-      const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
+      const extra = Object.keys(rest).length ? ` ${displayText(rest, 4096).text}` : '';
       process.stdout.write(`    [${dagId}.${taskId} try ${tryNumber}] ${l.level === 'info' ? '' : `${l.level}: `}${l.msg}${extra}\n`);
     } else if (l.level !== 'info') {
-      process.stderr.write(`    ${l.level}: ${l.msg} ${JSON.stringify(f)}\n`);
+      process.stderr.write(`    ${l.level}: ${l.msg} ${displayText(f, 4096).text}\n`);
     }
   });
 }
@@ -116,7 +117,7 @@ export async function cmdTasksTest(dir: string, dagId: string, taskId: string, f
       });
   switch (outcome.kind) {
     case 'success':
-      process.stdout.write(`${dagId}.${taskId} succeeded${outcome.value !== undefined ? `, returned ${JSON.stringify(outcome.value)}` : ''}\n`);
+      process.stdout.write(`${dagId}.${taskId} succeeded${outcome.value !== undefined ? `, returned ${displayText(outcome.value, XCOM_TEXT_MAX).text}` : ''}\n`);
       return 0;
     case 'skipped':
       process.stdout.write(`${dagId}.${taskId} skipped${outcome.reason ? `: ${outcome.reason}` : ''}\n`);

@@ -16,6 +16,7 @@ import { build, localDynamoStore, terminalLog } from './local.js';
 import type { SignalOption } from './options.js';
 import { eventLine, formatDuration, runTable, taskRows, runTaskTable, type RunResult } from './output.js';
 import { UsageError } from './output.js';
+import { reserveStdout } from '../isolation/output-mask.js';
 
 export interface RunOptions {
   dag?: string;
@@ -56,20 +57,27 @@ async function openStore(o: RunOptions): Promise<{ store?: Store; close: () => P
  */
 export async function cmdRun(dir: string, o: RunOptions): Promise<number> {
   if (!o.dag && !o.all) throw new UsageError('airless run: give --dag ID or --all (see airless help run)');
-  const { version, manifest, bundles } = await build(dir, o.typecheck ?? true);
-  const dagIds = o.all ? manifest.dags.map((d) => d.dagId) : [o.dag!];
-  for (const id of dagIds) if (!manifest.dags.some((d) => d.dagId === id)) throw new NotFoundError(`unknown dag ${id} (dags: ${manifest.dags.map((d) => d.dagId).join(', ')})`);
-  const { store, close } = await openStore(o);
+  // --json: stdout carries the document only; what DAG files and tasks print goes to stderr (masked).
+  const stdout = o.json ? reserveStdout() : { write: (text: string) => void process.stdout.write(text), release: () => {} };
   try {
-    return await runAll(dir, o, dagIds, { version, specs: manifest.dags, bundles, store });
+    const { version, manifest, bundles } = await build(dir, o.typecheck ?? true);
+    const dagIds = o.all ? manifest.dags.map((d) => d.dagId) : [o.dag!];
+    for (const id of dagIds) if (!manifest.dags.some((d) => d.dagId === id)) throw new NotFoundError(`unknown dag ${id} (dags: ${manifest.dags.map((d) => d.dagId).join(', ')})`);
+    const { store, close } = await openStore(o);
+    try {
+      return await runAll(dir, o, dagIds, { version, specs: manifest.dags, bundles, store }, stdout.write);
+    } finally {
+      await close();
+    }
   } finally {
-    await close();
+    stdout.release();
   }
 }
 
 async function runAll(
   dir: string, o: RunOptions, dagIds: string[],
   w: { version: string; specs: DagSpec[]; bundles: Awaited<ReturnType<typeof build>>['bundles']; store?: Store },
+  document: (text: string) => void,
 ): Promise<number> {
   const clock = o.timeWarp ? new VirtualClock(Date.now()) : new SystemClock();
   const copies = o.runs ?? 1;
@@ -134,7 +142,7 @@ async function runAll(
       durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
       tasks: taskRows(x),
     });
-    process.stdout.write(`${JSON.stringify(results.length === 1 ? line(results[0]) : { runs: results.map(line), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
+    document(`${JSON.stringify(results.length === 1 ? line(results[0]) : { runs: results.map(line), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
   }
   return results.every((r) => r.run.state === 'success') ? 0 : 1;
 }

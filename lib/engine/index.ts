@@ -40,10 +40,12 @@ export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';
+export { RUN_ID_PATTERN, runIdProblem, runIdRule } from './rules/ids.js';
+export { depthProblem, MAX_VALUE_DEPTH } from './rules/values.js';
 export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './pool-limits.js';
 export type * from './mapping-store.js';
 export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';
-export { isSensitiveKey, redact, redactDeep } from './secrets-mask.js';
+export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './secrets-mask.js';
 export { envKey } from './secrets.js';
 export { instanceValue } from './mapping-values.js';
 export * from './model/backfill.js';

@@ -8,10 +8,11 @@ import { MalformedMessageError } from './errors.js';
 import type { BackfillMessage, CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
 
 import { ID_PATTERN } from './validate.js';
+import { RUN_ID_PATTERN } from './rules/ids.js';
 
 export { ID_PATTERN };
-/** runId also allows `:` and `+` (ISO timestamps such as `scheduled__2024-01-01T00:00:00+00:00`). */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9_.:+-]{1,250}$/;
+/** The run-id grammar of rules/ids.ts: every id a trigger accepts, a message carries. */
+export { RUN_ID_PATTERN };
 
 const FIRE_REASONS: readonly FireMessage['reason'][] = ['trigger', 'retry'];
 

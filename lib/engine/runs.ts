@@ -17,6 +17,8 @@ import { isRunTerminal, isTerminal } from './states.js';
 import { dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
+import { assertRunId } from './rules/ids.js';
+import { depthProblem } from './rules/values.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -66,6 +68,10 @@ export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions =
 
 /** A manual run (`airless trigger`), like Airflow's `dags trigger`. */
 export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions = {}): Promise<DagRun> {
+  // Checked before anything is stored: an id the queue message format refused would leave the run stuck.
+  if (opts.runId !== undefined) assertRunId(opts.runId, opts.runType ?? 'manual');
+  const deep = depthProblem(opts.conf, undefined, 'conf');
+  if (deep) throw new InvalidInputError(`conf is ${deep}: a run's conf is handed to every task`);
   const dag = await p.store.getDag(dagId);
   if (!dag) throw new NotFoundError(`unknown dag ${dagId}`);
   const r = await createRun(p, dag, { ...opts, runType: opts.runType ?? 'manual' });

@@ -79,10 +79,12 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
   }
-  const mapped = mapValueField(ti, outcome.kind === 'success', outcome.kind === 'success' ? outcome.value : undefined);
-  if (outcome.kind === 'success' && outcome.value !== undefined && valueGoesToXcom(mapped)) {
+  // Masked once, for both places a return value is kept: a mapped instance's item and XCom.
+  const value = outcome.kind === 'success' ? redactDeep(outcome.value) : undefined;
+  const mapped = mapValueField(ti, outcome.kind === 'success', value);
+  if (outcome.kind === 'success' && value !== undefined && valueGoesToXcom(mapped)) {
     try {
-      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, redactDeep(outcome.value), retainUntil(p));
+      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, value, retainUntil(p));
     } catch (err) {
       const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
       return failTry(p, rc, t, ti, msg, err instanceof OversizedValueError);

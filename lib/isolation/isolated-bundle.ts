@@ -11,6 +11,7 @@ import { loadBundle } from '../build/load.js';
 import type { Manifest } from '../engine/index.js';
 import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import { TaskCodeError } from './errors.js';
+import { maskProcessOutput } from './output-mask.js';
 import { IsolationPool, type HostContext, type Reserved } from './pool.js';
 
 export interface IsolationOptions {
@@ -56,6 +57,8 @@ export async function closeIsolationPools(): Promise<void> {
  * await bundle.taskMethod('etl', 'extract', 'execute')?.(ctx); // runs in a thread
  */
 export async function loadIsolatedBundle(bundlePath: string, manifest?: Manifest, opts: IsolationOptions = {}): Promise<LoadedBundle> {
+  // Task code is about to run in this process: mask what it prints, as ctx.log masks (output-mask.ts).
+  maskProcessOutput();
   const base = await loadBundle(bundlePath, manifest);
   const mode = opts.mode ?? (process.env.AIRLESS_ISOLATION === 'none' ? 'none' : 'thread');
   if (mode === 'none') return base;

@@ -3,7 +3,7 @@
  * two seconds while the tab is visible (polling: a local or read-through server has no
  * push channel to offer, and two seconds is what Airflow's own UI refreshes at).
  */
-import { api, apiText, badge, color, enc, esc, flash, fmtDate } from './dom.js';
+import { api, apiText, badge, color, enc, esc, flash, fmtDate, takeToken } from './dom.js';
 import { graphSvg, placeGraph, type Placed, type Structure } from './graph.js';
 import { gridStateCss, renderGrid, type GridData } from './grid.js';
 import { renderGantt, renderTask } from './task.js';
@@ -166,7 +166,8 @@ function schedule(): void {
   chain = chain.then(route).finally(() => { busy = false; });
 }
 
-window.addEventListener('hashchange', () => { chain = chain.then(() => { main().innerHTML = ''; }); schedule(); });
+takeToken();
+window.addEventListener('hashchange', () => { takeToken(); chain = chain.then(() => { main().innerHTML = ''; }); schedule(); });
 setInterval(() => {
   if (!busy && document.visibilityState === 'visible' && !document.querySelector('input:focus, textarea:focus, select:focus')) schedule();
 }, POLL_MS);
