@@ -52,7 +52,7 @@ describe('operators wait for their job\'s end event', () => {
       task('glue', glueStartJobRun({ JobName: 'orders' }));
       task('sfn', sfnStartExecution({ stateMachineArn: 'arn:aws:states:us-east-1:123456789012:stateMachine:pub', input: { a: 1 } }));
       task('athena', athenaQuery({ QueryString: 'SELECT 1', WorkGroup: 'wg' }));
-      task('emr', emrServerlessJobRun({ applicationId: 'app1', executionRoleArn: 'arn:aws:iam::123456789012:role/r', jobDriver: {} }));
+      task('emr', emrServerlessJobRun({ applicationId: 'app1', executionRoleArn: 'arn:aws:iam::123456789012:role/r', jobDriver: { sparkSubmit: { entryPoint: 's3://code/job.py' } } }));
       task('fn', lambdaInvoke({ FunctionName: 'resize', Payload: { a: 1 } }));
     });
     const fail = () => ({ after: '2m', fail: 'boom at line 3' });
