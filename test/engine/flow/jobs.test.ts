@@ -30,8 +30,8 @@ describe('operators wait for their job\'s end event', () => {
     expect(r.tasks.train.tryNumber).toBe(1);
     expect(r.tasks.train.endedAt! - T0).toBeGreaterThanOrEqual(40 * MIN);
     expect(jobs.calls[0].describes).toBe(2);
-    expect(rt.metrics.get('EventsResumedTasks')).toBe(1);
-    expect(rt.metrics.get('JobStopsSent') ?? 0).toBe(0);
+    expect(rt.metrics.get('TriggersFired')).toBe(1);
+    expect(rt.metrics.get('JobsStopped') ?? 0).toBe(0);
   });
 
   it('exit code 1 fails the try with the stop reason and exit code, and the retry submits a new job', async () => {

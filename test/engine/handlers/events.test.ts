@@ -128,7 +128,7 @@ describe('waiting for an event', () => {
     expect(rt.metrics.get('TriggersFired')).toBe(n);
     // Both orders happened: events kept before their wait was stored, and waits found by their event.
     expect(rt.metrics.get('EarlyEventsMatched')).toBeGreaterThan(0);
-    expect(rt.metrics.get('EventsResumedTasks')).toBeGreaterThan(0);
+    expect(rt.metrics.get('EarlyEventsMatched')).toBeLessThan(n);
   });
 
   it('an event the index did not show the events path yet is matched by the wait\'s one recheck a minute later', async () => {
