@@ -5,6 +5,7 @@
 import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
+import { formatJobs, type JobsResult } from './scenarios/jobs.js';
 import type { ShapeResult } from './scenarios/shapes.js';
 
 export interface SensorSummary {
@@ -28,6 +29,8 @@ export interface BenchReport {
   ha?: HaResult;
   /** Issue 13: one expand of 10,000 (bench/scenarios/mapping.ts). */
   mapping?: MappingRow[];
+  /** Issue 20: the requests of one operator's job (bench/scenarios/jobs.ts). */
+  jobs?: JobsResult;
   durationMs: number;
 }
 
@@ -111,6 +114,7 @@ export function formatReport(r: BenchReport): string {
     out.push(`   duplicates ${mark(h.duplicates === 0)} (must be 0); three at least as fast as one: ${mark(h.threeProcessTasksPerSec >= h.oneProcessTasksPerSec)}`);
   }
   if (r.mapping) out.push('', formatMapping(r.mapping));
+  if (r.jobs) out.push('', formatJobs(r.jobs));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

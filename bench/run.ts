@@ -1,9 +1,9 @@
 /**
- * `npm run bench`: the four scenarios of issue 6 (scheduler shapes, sensors, cost, HA),
+ * `npm run bench`: the four scenarios of issue 6 (scheduler shapes, sensors, cost, HA), and later ones (mapping, UI, jobs),
  * a table for a person, and with `--json` the results in bench/results/latest.json and
  * as the last line of stdout. Method and latest figures: docs/performance.md.
  *
- * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha] [--memory-only] [--dynamodb-endpoint URL]
+ * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha,mapping,ui,jobs] [--memory-only] [--dynamodb-endpoint URL]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -20,7 +20,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'jobs'>;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
   memoryOnly: boolean;
   dynamodbEndpoint?: string;
@@ -28,7 +28,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'jobs'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -49,7 +49,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     shapes: [],
     durationMs: 0,
   };
-  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping'));
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('jobs'));
   let ddb: DynamoDbLocal | undefined;
   let client: DynamoDBClient | undefined;
   let endpoint = opts.dynamodbEndpoint;
@@ -92,6 +92,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const { mappingBench } = await import('./scenarios/mapping.js');
       const mapping = await mappingBench({ n: opts.quick ? 1_000 : 10_000, concurrency: 32, dynamodb: client, progress: say });
       report.mapping = mapping;
+    }
+    // issue 20: the requests of one operator's job (bench/scenarios/jobs.ts)
+    if (client && opts.only.has('jobs')) {
+      say('jobs');
+      const { jobsBench } = await import('./scenarios/jobs.js');
+      report.jobs = await jobsBench(client);
     }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {
