@@ -9,7 +9,7 @@
 import type * as Sdk from '@aws-sdk/client-athena';
 import type { StartQueryExecutionCommandInput } from '@aws-sdk/client-athena';
 import type { AwsEvent, JobStatus, JobSubmission } from '../engine/index.js';
-import { awsFailure, clientConfig, consoleUrl, envelope, lazySdk, reasonOf, regionOf, tokenOf, type JobService } from './shared.js';
+import { awsFailure, call, clientConfig, consoleUrl, envelope, lazySdk, reasonOf, regionOf, tokenOf, type JobService } from './shared.js';
 
 export const SOURCE = 'aws.athena';
 export const DETAIL_TYPE = 'Athena Query State Change';
@@ -70,11 +70,7 @@ export const athena: JobService = {
       },
       async stop(ref) {
         const { sdk, client } = await aws();
-        try {
-          await client.send(new sdk.StopQueryExecutionCommand({ QueryExecutionId: ref.id }));
-        } catch (err) {
-          throw awsFailure('athena:StopQueryExecution', err);
-        }
+        await call('athena:StopQueryExecution', () => client.send(new sdk.StopQueryExecutionCommand({ QueryExecutionId: ref.id })));
       },
     };
   },

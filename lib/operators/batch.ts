@@ -7,7 +7,7 @@
 import type * as Sdk from '@aws-sdk/client-batch';
 import type { SubmitJobCommandInput } from '@aws-sdk/client-batch';
 import type { AwsEvent, JobRef, JobStatus, JobSubmission } from '../engine/index.js';
-import { awsFailure, clientConfig, consoleUrl, envelope, lazySdk, logStreamUrl, reasonOf, regionOf, type JobService } from './shared.js';
+import { awsFailure, call, clientConfig, consoleUrl, envelope, lazySdk, logStreamUrl, reasonOf, regionOf, type JobService } from './shared.js';
 
 export const SOURCE = 'aws.batch';
 export const DETAIL_TYPE = 'Batch Job State Change';
@@ -57,33 +57,19 @@ export const batch: JobService = {
       async submit(input, ctx) {
         const { sdk, client } = await aws();
         const req = { jobName: ctx.name, ...(input as Partial<SubmitJobCommandInput>) } as SubmitJobCommandInput;
-        let out;
-        try {
-          out = await client.send(new sdk.SubmitJobCommand(req), { abortSignal: ctx.signal });
-        } catch (err) {
-          throw awsFailure('batch:SubmitJob', err);
-        }
+        const out = await call('batch:SubmitJob', () => client.send(new sdk.SubmitJobCommand(req), { abortSignal: ctx.signal }));
         return submission(out.jobId!, out.jobArn, out.jobName ?? String(req.jobName), await regionOf(client));
       },
       fromEvent,
       async describe(ref) {
         const { sdk, client } = await aws();
-        let out;
-        try {
-          out = await client.send(new sdk.DescribeJobsCommand({ jobs: [ref.id] }));
-        } catch (err) {
-          throw awsFailure('batch:DescribeJobs', err);
-        }
+        const out = await call('batch:DescribeJobs', () => client.send(new sdk.DescribeJobsCommand({ jobs: [ref.id] })));
         const job = out.jobs?.[0];
         return job ? statusOf(job as BatchJob) : { state: 'gone', reason: 'DescribeJobs does not know it' };
       },
       async stop(ref, reason) {
         const { sdk, client } = await aws();
-        try {
-          await client.send(new sdk.TerminateJobCommand({ jobId: ref.id, reason }));
-        } catch (err) {
-          throw awsFailure('batch:TerminateJob', err);
-        }
+        await call('batch:TerminateJob', () => client.send(new sdk.TerminateJobCommand({ jobId: ref.id, reason })));
       },
       endLinks(ref, status) {
         const v = (status.state === 'succeeded' || status.state === 'failed' ? status.value : undefined) as { logStreamName?: string } | undefined;

@@ -8,7 +8,7 @@
 import type * as Sdk from '@aws-sdk/client-ecs';
 import type { RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import type { AwsEvent, JobContext, JobRef, JobStatus, JobSubmission } from '../engine/index.js';
-import { awsFailure, clientConfig, envelope, finalFailure, lazySdk, reasonOf, regionOf, tokenOf, type JobService } from './shared.js';
+import { awsFailure, call, clientConfig, envelope, finalFailure, lazySdk, reasonOf, regionOf, tokenOf, type JobService } from './shared.js';
 
 export const SOURCE = 'aws.ecs';
 export const DETAIL_TYPE = 'ECS Task State Change';
@@ -55,12 +55,7 @@ export const ecs: JobService = {
         const { sdk, client } = await aws();
         const req = input as RunTaskCommandInput;
         if ((req.count ?? 1) !== 1) throw finalFailure(`ecsRunTask runs one task per try (count ${req.count}); map the task (expand) to run several`);
-        let out;
-        try {
-          out = await client.send(new sdk.RunTaskCommand({ startedBy: 'airless', clientToken: tokenOf(ctx), ...req }), { abortSignal: ctx.signal });
-        } catch (err) {
-          throw awsFailure('ecs:RunTask', err);
-        }
+        const out = await call('ecs:RunTask', () => client.send(new sdk.RunTaskCommand({ startedBy: 'airless', clientToken: tokenOf(ctx), ...req }), { abortSignal: ctx.signal }));
         const task = out.tasks?.[0];
         if (!task?.taskArn) {
           const f = out.failures?.[0];
@@ -72,23 +67,14 @@ export const ecs: JobService = {
       fromEvent,
       async describe(ref) {
         const { sdk, client } = await aws();
-        let out;
-        try {
-          out = await client.send(new sdk.DescribeTasksCommand({ cluster: ref.cluster, tasks: [ref.id] }));
-        } catch (err) {
-          throw awsFailure('ecs:DescribeTasks', err);
-        }
+        const out = await call('ecs:DescribeTasks', () => client.send(new sdk.DescribeTasksCommand({ cluster: ref.cluster, tasks: [ref.id] })));
         const task = out.tasks?.[0];
         if (!task) return { state: 'gone', reason: reasonOf('DescribeTasks', out.failures?.[0]?.reason ?? 'MISSING') };
         return statusOf(task as EcsTask);
       },
       async stop(ref, reason) {
         const { sdk, client } = await aws();
-        try {
-          await client.send(new sdk.StopTaskCommand({ cluster: ref.cluster, task: ref.id, reason }));
-        } catch (err) {
-          throw awsFailure('ecs:StopTask', err);
-        }
+        await call('ecs:StopTask', () => client.send(new sdk.StopTaskCommand({ cluster: ref.cluster, task: ref.id, reason })));
       },
     };
   },

@@ -7,7 +7,7 @@
 import type * as Sdk from '@aws-sdk/client-emr-serverless';
 import type { StartJobRunCommandInput } from '@aws-sdk/client-emr-serverless';
 import type { AwsEvent, JobStatus, JobSubmission } from '../engine/index.js';
-import { awsFailure, clientConfig, envelope, lazySdk, reasonOf, regionOf, tokenOf, type JobService } from './shared.js';
+import { awsFailure, call, clientConfig, envelope, lazySdk, reasonOf, regionOf, tokenOf, type JobService } from './shared.js';
 
 export const SOURCE = 'aws.emr-serverless';
 export const DETAIL_TYPE = 'EMR Serverless Job Run State Change';
@@ -39,12 +39,7 @@ export const emrServerless: JobService = {
       async submit(input, ctx) {
         const { sdk, client } = await aws();
         const req = { clientToken: tokenOf(ctx), name: ctx.name, ...(input as Partial<StartJobRunCommandInput>) } as StartJobRunCommandInput;
-        let out;
-        try {
-          out = await client.send(new sdk.StartJobRunCommand(req), { abortSignal: ctx.signal });
-        } catch (err) {
-          throw awsFailure('emr-serverless:StartJobRun', err);
-        }
+        const out = await call('emr-serverless:StartJobRun', () => client.send(new sdk.StartJobRunCommand(req), { abortSignal: ctx.signal }));
         return submission(out.applicationId ?? String(req.applicationId), out.jobRunId!, out.arn, await regionOf(client));
       },
       fromEvent,
@@ -60,11 +55,7 @@ export const emrServerless: JobService = {
       },
       async stop(ref) {
         const { sdk, client } = await aws();
-        try {
-          await client.send(new sdk.CancelJobRunCommand({ applicationId: ref.applicationId, jobRunId: ref.id }));
-        } catch (err) {
-          throw awsFailure('emr-serverless:CancelJobRun', err);
-        }
+        await call('emr-serverless:CancelJobRun', () => client.send(new sdk.CancelJobRunCommand({ applicationId: ref.applicationId, jobRunId: ref.id })));
       },
     };
   },

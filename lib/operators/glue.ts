@@ -7,7 +7,7 @@
 import type * as Sdk from '@aws-sdk/client-glue';
 import type { StartJobRunCommandInput } from '@aws-sdk/client-glue';
 import type { AwsEvent, JobSubmission } from '../engine/index.js';
-import { awsFailure, clientConfig, consoleUrl, envelope, finalFailure, lazySdk, logStreamUrl, reasonOf, regionOf, type JobService } from './shared.js';
+import { awsFailure, call, clientConfig, consoleUrl, envelope, finalFailure, lazySdk, logStreamUrl, reasonOf, regionOf, type JobService } from './shared.js';
 
 export const SOURCE = 'aws.glue';
 export const DETAIL_TYPE = 'Glue Job State Change';
@@ -44,12 +44,7 @@ export const glue: JobService = {
         const { sdk, client } = await aws();
         const req = input as StartJobRunCommandInput;
         if (!req.JobName) throw finalFailure('glueStartJobRun needs JobName');
-        let out;
-        try {
-          out = await client.send(new sdk.StartJobRunCommand(req), { abortSignal: ctx.signal });
-        } catch (err) {
-          throw awsFailure('glue:StartJobRun', err);
-        }
+        const out = await call('glue:StartJobRun', () => client.send(new sdk.StartJobRunCommand(req), { abortSignal: ctx.signal }));
         return submission(req.JobName, out.JobRunId!, await regionOf(client));
       },
       fromEvent,
@@ -65,12 +60,7 @@ export const glue: JobService = {
       },
       async stop(ref) {
         const { sdk, client } = await aws();
-        let out;
-        try {
-          out = await client.send(new sdk.BatchStopJobRunCommand({ JobName: ref.jobName, JobRunIds: [ref.id] }));
-        } catch (err) {
-          throw awsFailure('glue:BatchStopJobRun', err);
-        }
+        const out = await call('glue:BatchStopJobRun', () => client.send(new sdk.BatchStopJobRunCommand({ JobName: ref.jobName, JobRunIds: [ref.id] })));
         const e = out.Errors?.[0];
         if (e) throw finalFailure(`glue:BatchStopJobRun refused: ${reasonOf(e.ErrorDetail?.ErrorCode, e.ErrorDetail?.ErrorMessage)}`);
       },

@@ -9,7 +9,7 @@
  */
 import type * as Sdk from '@aws-sdk/client-lambda';
 import type { AwsEvent, JobStatus, JobSubmission } from '../engine/index.js';
-import { awsFailure, clientConfig, envelope, finalFailure, lazySdk, logGroupUrl, parsed, reasonOf, regionOf, type JobService } from './shared.js';
+import { awsFailure, call, clientConfig, envelope, finalFailure, lazySdk, logGroupUrl, parsed, reasonOf, regionOf, type JobService } from './shared.js';
 
 export const SOURCE = 'lambda';
 export const SUCCESS = 'Lambda Function Invocation Result - Success';
@@ -53,12 +53,7 @@ export const lambda: JobService = {
         const { Payload, ...rest } = input as { FunctionName?: string; Payload?: unknown };
         if (!rest.FunctionName) throw finalFailure('lambdaInvoke needs FunctionName');
         const body = Payload === undefined ? undefined : utf8.encode(typeof Payload === 'string' ? Payload : JSON.stringify(Payload));
-        let out;
-        try {
-          out = await client.send(new sdk.InvokeCommand({ ...rest, FunctionName: rest.FunctionName, InvocationType: 'Event', Payload: body }), { abortSignal: ctx.signal });
-        } catch (err) {
-          throw awsFailure('lambda:InvokeFunction', err);
-        }
+        const out = await call('lambda:InvokeFunction', () => client.send(new sdk.InvokeCommand({ ...rest, FunctionName: rest.FunctionName, InvocationType: 'Event', Payload: body }), { abortSignal: ctx.signal }));
         const requestId = out.$metadata.requestId;
         if (!requestId) throw awsFailure('lambda:InvokeFunction', { name: 'NoRequestId', message: 'the response named no request id', $fault: 'server' });
         return submission(rest.FunctionName, requestId, await regionOf(client));

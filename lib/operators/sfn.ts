@@ -9,7 +9,7 @@
 import type * as Sdk from '@aws-sdk/client-sfn';
 import type { StartExecutionCommandInput } from '@aws-sdk/client-sfn';
 import type { AwsEvent, JobStatus, JobSubmission } from '../engine/index.js';
-import { awsFailure, clientConfig, consoleUrl, envelope, lazySdk, parsed, reasonOf, regionOf, type JobService } from './shared.js';
+import { awsFailure, call, clientConfig, consoleUrl, envelope, lazySdk, parsed, reasonOf, regionOf, type JobService } from './shared.js';
 
 export const SOURCE = 'aws.states';
 export const DETAIL_TYPE = 'Step Functions Execution Status Change';
@@ -49,12 +49,7 @@ export const sfn: JobService = {
         const { sdk, client } = await aws();
         const req = input as Omit<StartExecutionCommandInput, 'input'> & { input?: unknown };
         const text = req.input === undefined ? undefined : typeof req.input === 'string' ? req.input : JSON.stringify(req.input);
-        let out;
-        try {
-          out = await client.send(new sdk.StartExecutionCommand({ name: ctx.name, ...req, input: text }), { abortSignal: ctx.signal });
-        } catch (err) {
-          throw awsFailure('states:StartExecution', err);
-        }
+        const out = await call('states:StartExecution', () => client.send(new sdk.StartExecutionCommand({ name: ctx.name, ...req, input: text }), { abortSignal: ctx.signal }));
         return submission(out.executionArn!, req.stateMachineArn, await regionOf(client));
       },
       fromEvent,
@@ -69,11 +64,7 @@ export const sfn: JobService = {
       },
       async stop(ref, reason) {
         const { sdk, client } = await aws();
-        try {
-          await client.send(new sdk.StopExecutionCommand({ executionArn: ref.id, error: 'Airless.Stopped', cause: reason }));
-        } catch (err) {
-          throw awsFailure('states:StopExecution', err);
-        }
+        await call('states:StopExecution', () => client.send(new sdk.StopExecutionCommand({ executionArn: ref.id, error: 'Airless.Stopped', cause: reason })));
       },
     };
   },

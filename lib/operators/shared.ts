@@ -82,6 +82,20 @@ export function awsFailure(call: string, err: unknown): AirlessError {
   return new AirlessError(`${call} refused: ${name}: ${e?.message ?? String(err)}${hint}`, { cause: err, retryable: retryable && !denied });
 }
 
+/**
+ * One AWS call, its error as the try shows it ({@link awsFailure}).
+ *
+ * @example
+ * const out = await call('ecs:RunTask', () => client.send(new RunTaskCommand(input)));
+ */
+export async function call<T>(name: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    throw awsFailure(name, err);
+  }
+}
+
 /** A refusal the caller decides is final (a job that is gone, an input that cannot work). */
 export function finalFailure(message: string): AirlessError {
   return new AirlessError(message, { retryable: false });

@@ -36,7 +36,14 @@ describe.skipIf(!endpoint)('the events path through the Lambda handlers', () => 
   let aws: LocalAws;
   let ports: AwsPorts;
   let savedEnv: NodeJS.ProcessEnv;
-  const services = [mockClient(ECSClient), mockClient(BatchClient), mockClient(GlueClient), mockClient(SFNClient), mockClient(AthenaClient), mockClient(EMRServerlessClient), mockClient(LambdaClient)];
+  const ecs = mockClient(ECSClient);
+  const batch = mockClient(BatchClient);
+  const glue = mockClient(GlueClient);
+  const sfn = mockClient(SFNClient);
+  const athena = mockClient(AthenaClient);
+  const emr = mockClient(EMRServerlessClient);
+  const fn = mockClient(LambdaClient);
+  const services = [ecs, batch, glue, sfn, athena, emr, fn];
 
   beforeAll(async () => {
     savedEnv = { ...process.env };
@@ -47,7 +54,6 @@ describe.skipIf(!endpoint)('the events path through the Lambda handlers', () => 
     scheduler.on(ListSchedulesCommand).resolves({ Schedules: [] });
     scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/x' });
     ports = lambdaPorts({ clients: aws.clients, reset: true });
-    const [ecs, batch, glue, sfn, athena, emr, fn] = services;
     ecs.on(RunTaskCommand).resolves({ tasks: [{ taskArn: 'arn:aws:ecs:us-east-1:123456789012:task/ml/t1', clusterArn: 'arn:aws:ecs:us-east-1:123456789012:cluster/ml' }] });
     batch.on(SubmitJobCommand).resolves({ jobId: 'j-1', jobName: 'score' });
     glue.on(GlueStart).resolves({ JobRunId: 'jr_1' });
@@ -92,7 +98,7 @@ describe.skipIf(!endpoint)('the events path through the Lambda handlers', () => 
     expect(await ports.store.getXcom({ dagId: 'nightly_jobs', runId: run.runId, taskId: 'report', key: 'return_value' }))
       .toMatchObject({ queryExecutionId: 'q-1', outputLocation: 's3://acme-athena-results/nightly/q-1.csv' });
     // notify's input was computed in its try from report's XCom, then sent as the Invoke payload.
-    const invoke = services[6].commandCalls(InvokeCommand)[0].args[0].input;
+    const invoke = fn.commandCalls(InvokeCommand)[0].args[0].input;
     expect(JSON.parse(new TextDecoder().decode(invoke.Payload as Uint8Array))).toEqual({ date: '2026-01-01', csv: 's3://acme-athena-results/nightly/q-1.csv' });
     expect(invoke.InvocationType).toBe('Event');
   });
