@@ -4,8 +4,7 @@
  * is refused in one line.
  */
 import { describe, expect, it } from 'vitest';
-import { checkEventWait, eventKeys, eventProblem, matchesPattern, patternKey, waitPattern, type AwsEvent } from '../../../lib/engine/index.js';
-import { MAX_CANDIDATES } from '../../../lib/engine/rules/event-key.js';
+import { checkEventWait, eventKeys, eventProblem, matchesPattern, MAX_CANDIDATES, patternKey, waitPattern, type AwsEvent } from '../../../lib/engine/index.js';
 
 const ev = (source: string, detailType: string, detail: Record<string, unknown>): AwsEvent => ({ source, 'detail-type': detailType, detail });
 const keyOf = (w: Parameters<typeof checkEventWait>[0]) => {
