@@ -101,6 +101,36 @@ describe('operators wait for their job\'s end event', () => {
   });
 });
 
+describe('a job that ends before its wait is stored', () => {
+  it('a one-second job whose end event arrives while the try is still submitting resumes the task at registration', async () => {
+    const { makeRuntime } = await import('../../helpers/runtime.js');
+    const { JOB_SERVICES } = await import('../../../lib/operators/index.js');
+    const ecs = JOB_SERVICES.ecs_run_task;
+    let rt!: Awaited<ReturnType<typeof makeRuntime>>['rt'];
+    const reports: string[] = [];
+    // The end event is handled (and finds no wait yet) before submit even returns.
+    const driver = {
+      submit: async (input: unknown, ctx: Parameters<typeof ecs.fake>[1]) => {
+        const sub = ecs.fake(input as Record<string, unknown>, ctx, 1, 'us-east-1');
+        reports.push((await rt.putEvent(ecs.endEvent(sub.ref, {}, rt.clock.now()))).outcome);
+        return sub;
+      },
+      fromEvent: ecs.fromEvent,
+      describe: async () => ({ state: 'running' as const }),
+    };
+    const d = dag('early', {}, ({ task }) => { task('t', ecsRunTask(ecsInput)); });
+    ({ rt } = await makeRuntime([d], { jobs: { ecs_run_task: driver } }));
+    const run = await rt.trigger('early');
+    expect(await rt.runToCompletion('early', run.runId)).toBe('done');
+    expect(reports).toEqual(['unmatched']);
+    const ti = (await rt.ports.store.getTask({ dagId: 'early', runId: run.runId, taskId: 't' }))!;
+    expect([ti.state, ti.tryNumber]).toEqual(['success', 1]);
+    expect(rt.metrics.get('EarlyEventsMatched')).toBe(1);
+    // Resumed at once: no safety-net interval passed.
+    expect(ti.endedAt! - T0).toBeLessThan(MIN);
+  });
+});
+
 describe('operators stop their job', () => {
   it('the timeout fails the try and stops the job (a Glue job stopped by its task\'s timeout), then the retry runs', async () => {
     const d = dag('gtimeout', {}, ({ task }) => { task('etl', glueStartJobRun({ JobName: 'orders' }, { timeout: '1h' }), { retries: 1, retryDelay: '1m' }); });
