@@ -6,6 +6,7 @@ import { formatInnerLoop, type InnerLoopResult } from './inner-loop.js';
 import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
+import { formatJobs, type JobsResult } from './scenarios/jobs.js';
 import type { ShapeResult } from './scenarios/shapes.js';
 import { formatBackfill, type BackfillBenchResult } from './scenarios/backfill.js';
 
@@ -34,6 +35,8 @@ export interface BenchReport {
   backfill?: BackfillBenchResult;
   /** Issue 19: `airless run` of the scaffold's DAG, first and second (bench/inner-loop.ts). */
   innerLoop?: InnerLoopResult;
+  /** Issue 20: the requests of one operator's job (bench/scenarios/jobs.ts). */
+  jobs?: JobsResult;
   durationMs: number;
 }
 
@@ -119,6 +122,7 @@ export function formatReport(r: BenchReport): string {
   if (r.mapping) out.push('', formatMapping(r.mapping));
   if (r.backfill) out.push('', formatBackfill(r.backfill));
   if (r.innerLoop) out.push('', formatInnerLoop(r.innerLoop));
+  if (r.jobs) out.push('', formatJobs(r.jobs));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

@@ -55,3 +55,9 @@ export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfi
 export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
 export { PRICES } from './rules/prices.js';
+export type * from './model/events.js';
+export { handleEvent, type EventReport } from './handlers/events.js';
+export { checkEventWait, eventKeys, eventProblem, MAX_CANDIDATES, patternKey, waitPattern } from './rules/event-key.js';
+export { matchesPattern, validatePattern } from './rules/event-pattern.js';
+export { nextJobCheckAt } from './flow/job-safety-net.js';
+export { jobName, WAIT_FOR_EVENT } from './flow/operators.js';

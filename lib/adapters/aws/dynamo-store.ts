@@ -29,8 +29,9 @@ import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limi
 import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
 import { backfillCounter, DynamoBackfills } from './dynamo-backfills.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
+import { DynamoKeptEvents } from './dynamo-events.js';
+import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -77,6 +78,7 @@ export class DynamoStore implements Store {
       runsTable: this.t.runs, runItem: (run) => this.runItem(run),
       runPatch: (x, patch, dagId, runId) => this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] }),
     });
+    this.kept = new DynamoKeptEvents(this.r, this.t.kv);
   }
 
   // Backfills (dynamo-backfills.ts).
@@ -89,6 +91,11 @@ export class DynamoStore implements Store {
   updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
   stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
   completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+
+  // Events kept for waits stored after them (dynamo-events.ts).
+  private readonly kept: DynamoKeptEvents;
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
   private readonly maps: DynamoMapCounts;

@@ -17,8 +17,9 @@ import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
 import { MemoryBackfills } from './backfills.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
+import { MemoryKeptEvents } from './events.js';
+import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -77,6 +78,10 @@ export class MemoryStore implements Store {
   updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
   stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
   completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+  /** Events kept for waits stored after them (events.ts). */
+  private readonly kept = new MemoryKeptEvents();
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // ----------------------------------------------------------------- DAG registry
 
