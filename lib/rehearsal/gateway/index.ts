@@ -146,6 +146,7 @@ export interface Gateway {
 export { startGateway } from './server.js';
 export { EventBridge, DeliveryError } from './eventbridge/bus.js';
 export type { BusEvent, BusRule, Delivery, EventDeadLetter, EventSink, RuleTarget } from './eventbridge/types.js';
+export { JobApiError } from './jobs/api.js';
 export { JobRunner, type JobBehaviour, type JobHooks, type JobSelector, type JobService, type LambdaInvoker, type SimJob, type JobResources } from './jobs/index.js';
 export { evaluate, type EvaluateInput, type EvaluateResult } from './authorize.js';
 import { evaluate } from './authorize.js';
