@@ -94,11 +94,15 @@ export function wireEventsAndJobs(d: EventWiringDeps): EventWiring {
   d.asyncInvoker.onFinish = (fn, event, r, attempts) => void destinations(d, fn, event, r, attempts).catch(d.onError);
 
   const s3 = s3Events(d);
+  let unsupported = 0;
   return {
     async step(now) {
       s3.scan();
       await gateway.jobs.runDue(now);
       await eb.runDue(now);
+      // A target the rehearsal cannot deliver to is a gap in what it proves: say so once.
+      for (const u of [...eb.unsupported].slice(unsupported)) d.onError(new Error(`EventBridge target not rehearsed: ${u}`));
+      unsupported = eb.unsupported.size;
     },
     idle: () => gateway.jobs.pending === 0 && eb.pending === 0 && s3.pending() === 0,
     nextDue: () => [gateway.jobs.nextDue(), eb.nextDue()].filter((x): x is number => x !== undefined).sort((a, b) => a - b)[0],
