@@ -46,3 +46,11 @@ export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, sh
 export { isSensitiveKey, redact, redactDeep } from './secrets-mask.js';
 export { envKey } from './secrets.js';
 export { instanceValue } from './mapping-values.js';
+export type * from './model/events.js';
+export { handleEvent, type EventReport } from './handlers/events.js';
+export { checkEventWait, eventKeys, eventProblem, JOB_EVENT_IDS, patternKey, waitPattern } from './rules/event-key.js';
+export { matchesPattern, validatePattern } from './rules/event-pattern.js';
+export { JOB_PARTITIONS, JOB_RESUME, JOB_SHARD_BASE, isEventTrigger, jobPartition } from './flow/event-wait.js';
+export { checkJobs, nextJobCheckAt, type JobCheckReport } from './flow/job-safety-net.js';
+export { jobLabel } from './flow/job-stop.js';
+export { jobName, OPERATOR_TYPES, WAIT_FOR_EVENT, type OperatorType } from './flow/operators.js';

@@ -5,6 +5,7 @@
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
+import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
 
 export const TRIGGER_RULES = [
   'all_success',
@@ -89,6 +90,8 @@ export interface TaskSpec extends RetryPolicy {
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
+  /** An operator task (`ecsRunTask(...)`, `waitForEvent(...)`): submits a job and waits for its end event (model/events.ts). */
+  operator?: OperatorSpec;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -207,7 +210,9 @@ export interface TaskKey {
 export type TriggerSpec =
   | { after: string | number }
   | { at: string | number }
-  | { event: string };
+  | { event: string }
+  /** An EventBridge event (flow/event-wait.ts). */
+  | EventTrigger;
 
 export interface TaskInstance extends TaskKey {
   state: TaskState;
@@ -286,6 +291,9 @@ export interface TriggerRecord {
   lastError?: string;
   // events
   eventKey?: string;
+  /** An EventBridge event wait: the pattern the event must match, and the job it ends (flow/event-wait.ts). */
+  pattern?: EventPattern;
+  job?: JobRef;
 }
 
 export interface SignalRecord {

@@ -28,6 +28,7 @@ import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
 import { mapItemOf } from './mapping-values.js';
 import { runExecuteCallback } from './callbacks-run.js';
+import { runOperatorTry } from './flow/operators.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -80,6 +81,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
     return { kind: 'failed', error: `bundle ${rc.run.bundleVersion} cannot be loaded: ${(err as Error).message}`, noRetry: err instanceof BundleNotFoundError };
   }
   const method = ti.nextMethod ?? 'execute';
+  if (t.operator) return runOperatorTry(p, rc, t, ti, bundle, runBody); // submits a job or waits for an event (flow/operators.ts)
   if (t.kind === 'sensor' && (method === 'execute' || method === '__poke')) {
     return pokeOnce(p, rc, t, ti, bundle);
   }

@@ -14,6 +14,7 @@ import { declareGroup, TaskGroupHandle } from './groups.js';
 import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import { applyExpand } from './mapping.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
+import { isOperatorBody, operatorTask } from './operators.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -243,6 +244,7 @@ export function dag<P extends Params = Params>(
   const draft = new DagDraft(dagId, stripUndefined(o.defaultArgs ?? {}));
   const builder: DagBuilder<P & Params> = {
     task: (taskId, body, opts = {}) => {
+      if (isOperatorBody(body)) return operatorTask(draft, taskId, body, opts);
       if (typeof body === 'function') return draft.add(taskId, 'task', { execute: body as TaskMethodFn }, opts, {});
       if (!body || typeof body !== 'object' || typeof (body as DeferrableTask).execute !== 'function') {
         draft.fail('a task body must be a function or an object with an execute method', taskId);

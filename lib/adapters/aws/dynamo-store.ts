@@ -28,7 +28,8 @@ import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
 import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limits.js';
 import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
+import { DynamoKeptEvents } from './dynamo-events.js';
+import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -71,7 +72,13 @@ export class DynamoStore implements Store {
     this.blobs = opts.blobs;
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
     this.triggers = new DynamoTriggers(this.r, this.t);
+    this.kept = new DynamoKeptEvents(this.r, this.t.kv);
   }
+
+  // Events kept for waits stored after them (dynamo-events.ts).
+  private readonly kept: DynamoKeptEvents;
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
   private readonly maps: DynamoMapCounts;
