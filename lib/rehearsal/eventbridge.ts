@@ -83,15 +83,16 @@ export function wireEventsAndJobs(d: EventWiringDeps): EventWiring {
         const fn = fnByArn(arn)!;
         if ((d.refused.get(fn.spec.logicalId) ?? 0) > d.clock()) throw new JobApiError('TooManyRequestsException', 'Rate Exceeded.', 429);
         if (type === 'Event') {
-          d.asyncInvoker.enqueue(fn, payload);
-          return {};
+          const requestId = randomUUID();
+          d.asyncInvoker.enqueue(fn, payload, { requestId });
+          return { requestId };
         }
         const r = await fn.invoke(payload);
         return r.ok ? { result: r.result } : { error: r.error! };
       },
     },
   });
-  d.asyncInvoker.onFinish = (fn, event, r, attempts) => void destinations(d, fn, event, r, attempts).catch(d.onError);
+  d.asyncInvoker.onFinish = (fn, event, r, attempts, requestId) => void destinations(d, fn, event, r, attempts, requestId).catch(d.onError);
 
   const s3 = s3Events(d);
   let unsupported = 0;
@@ -122,7 +123,7 @@ async function deliver(d: EventWiringDeps, x: Delivery, fnByArn: (arn: string) =
   } catch {
     // An InputTransformer may make plain text: the function gets it as a string.
   }
-  const done = new Promise<InvokeResult>((resolve) => d.asyncInvoker.enqueue(fn, payload, resolve));
+  const done = new Promise<InvokeResult>((resolve) => d.asyncInvoker.enqueue(fn, payload, { onDone: resolve }));
   return { done };
 }
 
@@ -141,7 +142,7 @@ async function sendToQueue(d: EventWiringDeps, arn: string, body: string, attrib
  * - Success|Failure" with the invocation record as detail; a queue gets the record. Sent with
  * the function's role, as Lambda sends them.
  */
-async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: unknown, r: InvokeResult, attempts: number): Promise<void> {
+async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: unknown, r: InvokeResult, attempts: number, requestId: string): Promise<void> {
   const t = d.template;
   const config = t.ofType('AWS::Lambda::EventInvokeConfig').map(([id]) => t.props(id) as Record<string, any>)
     .find((c) => c.FunctionName === fn.spec.name || c.FunctionName === fn.spec.arn);
@@ -149,7 +150,7 @@ async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: un
   if (!destination) return;
   const record = {
     version: '1.0', timestamp: new Date(d.clock()).toISOString(),
-    requestContext: { requestId: randomUUID(), functionArn: `${fn.spec.arn}:$LATEST`, condition: r.ok ? 'Success' : 'RetriesExhausted', approximateInvokeCount: attempts },
+    requestContext: { requestId, functionArn: `${fn.spec.arn}:$LATEST`, condition: r.ok ? 'Success' : 'RetriesExhausted', approximateInvokeCount: attempts },
     requestPayload: event,
     responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(r.ok ? {} : { functionError: 'Unhandled' }) },
     responsePayload: r.ok ? r.result : { errorType: r.error?.errorType, errorMessage: r.error?.errorMessage, trace: [] },
