@@ -14,6 +14,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { matchesPattern, waitPattern } from '../../lib/engine/index.js';
+import { awsJobDrivers } from '../../lib/operators/index.js';
+import type { BusEvent } from '../../lib/rehearsal/gateway/index.js';
 import { startRehearsal, type Rehearsal } from '../../lib/rehearsal/rehearsal.js';
 
 const getAtt = (id: string, attr = 'Arn') => ({ 'Fn::GetAtt': [id, attr] });
@@ -118,4 +121,15 @@ describe.skipIf(!inject('dynamodbEndpoint'))('EventBridge in a running rehearsal
     expect(allowed('Handler', 'events:PutEvents')).toEqual([r.gateway.events.busArn('airless-bus')]);
     expect(r.accessDenied()).toEqual([]);
   });
+
+  it('lambdaInvoke\'s driver: the Invoke\'s request id is the one the destination record carries, so its wait matches', async () => {
+    const drivers = awsJobDrivers({ endpoint: r.endpoint, credentials: { accessKeyId: 'AKIACLI', secretAccessKey: 'x' }, maxAttempts: 1 });
+    const d = drivers.lambda_invoke!;
+    const sub = await d.submit({ FunctionName: r.template.physicalName('Handler'), Payload: { 'detail-type': 'direct' } }, { dagId: 'd', runId: 'r', taskId: 'score', tryNumber: 1, name: 'd-score-1' });
+    let matched: BusEvent | undefined;
+    await r.until(() => (matched = r.gateway.events.events.map((e) => e.event).find((e) => matchesPattern(waitPattern(sub.wait), e))) !== undefined, 'the destination event', 20_000);
+    expect(d.fromEvent(sub.ref, matched as never)).toMatchObject({ state: 'succeeded', value: expect.objectContaining({ requestId: sub.ref.id }) });
+    await r.until(async () => (await sink()).length >= 1 && r.idle(), 'the sink to drain', 20_000);
+  });
 });
+
