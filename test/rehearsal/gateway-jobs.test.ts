@@ -188,7 +188,9 @@ describe('rehearsal gateway: job services', () => {
     const got = (await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: q.QueryExecutionId }))).QueryExecution!;
     expect(got).toMatchObject({ Status: { State: 'SUCCEEDED' }, ResultConfiguration: { OutputLocation: `s3://results/athena/${q.QueryExecutionId}.csv` }, StatementType: 'DML', WorkGroup: 'reports' });
     expect(written.get(`results/athena/${q.QueryExecutionId}.csv`)).toBe('"day","n"\n"2026-01-01","42"\n');
-    expect(gw.decisions.filter((d) => d.principal === 'Worker' && d.action.startsWith('s3:')).map((d) => d.action)).toEqual(['s3:GetBucketLocation', 's3:PutObject']);
+    expect(gw.decisions.filter((d) => d.principal === 'Worker' && d.action.startsWith('s3:')).map((d) => d.action)).toEqual([
+      's3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads', 's3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts', 's3:PutObject',
+    ]);
     expect(of('aws.athena').map((e) => e.detail)).toEqual([
       { currentState: 'QUEUED', queryExecutionId: q.QueryExecutionId, sequenceNumber: '1', statementType: 'DML', versionId: '0', workgroupName: 'reports' },
       { currentState: 'RUNNING', previousState: 'QUEUED', queryExecutionId: q.QueryExecutionId, sequenceNumber: '2', statementType: 'DML', versionId: '0', workgroupName: 'reports' },
@@ -207,13 +209,18 @@ describe('rehearsal gateway: job services', () => {
     await expect(admin.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', WorkGroup: 'ghost' }))).rejects.toMatchObject({ name: 'InvalidRequestException', message: 'WorkGroup ghost is not found.' });
   });
 
-  it('Athena: a caller without the result bucket fails its query (the write is the caller\'s), not the call', async () => {
-    gw.jobs.behave({ service: 'athena', name: 'primary' }, { durationMs: 5_000 });
+  it('Athena: a caller without rights on the result location fails its query (Athena writes with the caller\'s rights), not the call', async () => {
+    gw.jobs.behave({ service: 'athena', name: 'adhoc' }, { durationMs: 5_000 }, { durationMs: 5_000 });
+    const denied = await athena.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', WorkGroup: 'adhoc', ResultConfiguration: { OutputLocation: 's3://elsewhere/q' } }));
     const admin = client((o) => new AthenaClient(o), 'AKIACLI');
-    const q = await admin.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', ResultConfiguration: { OutputLocation: 's3://results/adhoc' } }));
+    const allowed = await admin.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', WorkGroup: 'adhoc', ResultConfiguration: { OutputLocation: 's3://elsewhere/q' } }));
     await advance(5_000);
-    expect((await admin.send(new GetQueryExecutionCommand({ QueryExecutionId: q.QueryExecutionId }))).QueryExecution!.Status!.State).toBe('SUCCEEDED');
-    expect(written.has(`results/adhoc/${q.QueryExecutionId}.csv`)).toBe(true);
+    expect((await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: denied.QueryExecutionId }))).QueryExecution!.Status).toMatchObject({
+      State: 'FAILED', StateChangeReason: `Access denied when writing output to url: s3://elsewhere/q/${denied.QueryExecutionId}.csv (s3:GetBucketLocation)`,
+    });
+    expect((await admin.send(new GetQueryExecutionCommand({ QueryExecutionId: allowed.QueryExecutionId }))).QueryExecution!.Status!.State).toBe('SUCCEEDED');
+    expect(written.has(`elsewhere/q/${allowed.QueryExecutionId}.csv`)).toBe(true);
+    expect(written.has(`elsewhere/q/${denied.QueryExecutionId}.csv`)).toBe(false);
   });
 
   it('EMR Serverless: StartJobRun passes the execution role; SUBMITTED … SUCCESS and CANCELLING, CANCELLED as events', async () => {

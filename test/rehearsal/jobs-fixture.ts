@@ -30,8 +30,9 @@ export const worker: Principal = {
     { Sid: 'Glue', Effect: 'Allow', Action: ['glue:StartJobRun', 'glue:GetJobRun', 'glue:BatchStopJobRun'], Resource: `arn:aws:glue:${A}:job/load` },
     { Sid: 'Sfn', Effect: 'Allow', Action: 'states:StartExecution', Resource: machine },
     { Sid: 'SfnRuns', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: `arn:aws:states:${A}:execution:orders:*` },
-    { Sid: 'Athena', Effect: 'Allow', Action: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:StopQueryExecution'], Resource: `arn:aws:athena:${A}:workgroup/reports` },
-    { Sid: 'Results', Effect: 'Allow', Action: ['s3:GetBucketLocation', 's3:PutObject'], Resource: ['arn:aws:s3:::results', 'arn:aws:s3:::results/athena/*'] },
+    { Sid: 'Athena', Effect: 'Allow', Action: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:StopQueryExecution'], Resource: [`arn:aws:athena:${A}:workgroup/reports`, `arn:aws:athena:${A}:workgroup/adhoc`] },
+    { Sid: 'ResultsBucket', Effect: 'Allow', Action: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'], Resource: 'arn:aws:s3:::results' },
+    { Sid: 'Results', Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'], Resource: 'arn:aws:s3:::results/athena/*' },
     { Sid: 'Emr', Effect: 'Allow', Action: 'emr-serverless:StartJobRun', Resource: app },
     { Sid: 'EmrRuns', Effect: 'Allow', Action: ['emr-serverless:GetJobRun', 'emr-serverless:CancelJobRun'], Resource: `${app}/jobruns/*` },
     { Sid: 'EmrPass', Effect: 'Allow', Action: 'iam:PassRole', Resource: role('spark'), Condition: { StringEquals: { 'iam:PassedToService': 'emr-serverless.amazonaws.com' } } },
@@ -56,6 +57,7 @@ export async function jobsGateway(start = Date.parse('2026-01-01T00:00:00Z')) {
   r.glueJobs.set('load', { name: 'load', timeoutMinutes: 30, maxConcurrentRuns: 1, glueVersion: '4.0' });
   r.stateMachines.push({ arn: machine, name: 'orders', type: 'STANDARD' });
   r.workgroups.set('reports', { name: 'reports', outputLocation: 's3://results/athena/', enforce: true });
+  r.workgroups.set('adhoc', { name: 'adhoc', enforce: false });
   r.emrApplications.push({ id: '00f1app', arn: app, name: 'spark', releaseLabel: 'emr-7.1.0', type: 'SPARK' });
   gw.events.putRule({ Name: 'all', EventPattern: { source: [{ prefix: 'aws.' }] }, Targets: [{ Id: 'sink', Arn: `arn:aws:sqs:${A}:sink` }] });
   gw.events.setSink({ deliver: async (d) => void events.push(d.event), deadLetter: async () => {} });
