@@ -17,7 +17,7 @@ import {
 } from 'airless';
 
 const ACCOUNT = '000000000000';
-const ecs = { cluster: 'rehearsal-jobs', taskDefinition: 'rehearsal-etl', launchType: 'FARGATE' as const, networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-rehearsal'] } } };
+const ecs = { cluster: 'rehearsal-jobs', taskDefinition: 'rehearsal-etl', launchType: 'FARGATE' as const, networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-0123456789abcdef0'] } } };
 const batch = { jobQueue: 'rehearsal-queue', jobDefinition: 'rehearsal-crunch' };
 const stateMachineArn = `arn:aws:states:us-east-1:${ACCOUNT}:stateMachine:rehearsal-orders`;
 const emr = {
