@@ -9,3 +9,5 @@
  */
 export { Airless, type AirlessProps } from '../infra/airless.js';
 export { AirlessStack, type AirlessStackProps } from '../infra/stack.js';
+export { Events, type EventsProps } from '../infra/events.js';
+export { grantJobs, jobStatements, type JobsProps } from '../infra/jobs.js';

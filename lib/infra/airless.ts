@@ -10,6 +10,8 @@ import { Monitoring } from './monitoring.js';
 import { ReadyQueue } from './ready-queue.js';
 import { Schedules } from './schedules.js';
 import { StateTables } from './state-tables.js';
+import { Events } from './events.js';
+import { grantJobs, type JobsProps } from './jobs.js';
 
 export interface AirlessProps {
   /**
@@ -68,6 +70,14 @@ export interface AirlessProps {
   readonly removalPolicy?: RemovalPolicy;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * What the operators may start (clusters and task definitions, job queues, Glue jobs,
+   * state machines, Athena workgroups and buckets, EMR Serverless applications, functions)
+   * and the roles their jobs may be given: the worker gets exactly those submit and stop
+   * grants, the poker the describes (lib/infra/jobs.ts, docs/jobs.md).
+   * @default none: an operator's submit is refused by IAM, and its try says so
+   */
+  readonly jobs?: JobsProps;
 }
 
 /**
@@ -86,6 +96,8 @@ export class Airless extends Construct {
   public readonly schedules: Schedules;
   public readonly functions: Functions;
   public readonly monitoring: Monitoring;
+  /** The Airless event bus and the rules that route events to the events function. */
+  public readonly events: Events;
 
   constructor(scope: Construct, id: string, props: AirlessProps = {}) {
     super(scope, id);
@@ -103,6 +115,7 @@ export class Airless extends Construct {
     this.readyQueue = new ReadyQueue(this, 'ReadyQueue', { workerTimeout, removalPolicy });
     this.bundles = new BundleBucket(this, 'Bundles', { removalPolicy, runRetention: props.runRetention });
     this.schedules = new Schedules(this, 'Schedules', { readyQueue: this.readyQueue });
+    this.events = new Events(this, 'Events', { jobs: props.jobs, removalPolicy });
     this.functions = new Functions(this, 'Functions', {
       state: this.state,
       readyQueue: this.readyQueue,
@@ -120,7 +133,10 @@ export class Airless extends Construct {
       taskPolicies: props.taskPolicies,
       logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy,
+      eventsDeadLetterQueue: this.events.deadLetterQueue,
     });
+    this.events.routeTo(this.functions.events);
+    grantJobs(this, props.jobs, { worker: this.functions.worker, poker: this.functions.poker });
     this.bundles.onManifest(this.functions.registerBundle);
     this.schedules.addSystemSchedules({ tick: this.functions.tick, poker: this.functions.poker, shards });
     this.monitoring = new Monitoring(this, 'Monitoring', {
@@ -129,11 +145,13 @@ export class Airless extends Construct {
         worker: this.functions.worker,
         poker: this.functions.poker,
         registerBundle: this.functions.registerBundle,
+        events: this.functions.events,
       },
       readyQueue: this.readyQueue.queue,
       deadLetterQueues: {
         ready: this.readyQueue.deadLetterQueue,
         scheduler: this.readyQueue.schedulerDeadLetterQueue,
+        events: this.events.deadLetterQueue,
       },
       tables: this.state.all,
       alarmTopic: props.alarmTopic,
