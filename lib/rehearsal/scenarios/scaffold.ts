@@ -33,6 +33,7 @@ export const SCAFFOLD = {
   glueJob: 'rehearsal-load',
   stateMachine: 'rehearsal-orders',
   workgroup: 'rehearsal-reports',
+  resultsBucket: 'rehearsal-athena-results',
   emrApplication: 'rehearsal-spark',
   emrRole: 'rehearsal-spark-job',
   function: 'rehearsal-score',
@@ -86,7 +87,7 @@ export class JobsScaffold extends Construct {
       stateMachineName: SCAFFOLD.stateMachine, definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(this, 'Total')),
     });
 
-    this.resultsBucket = new s3.Bucket(this, 'Results', { removalPolicy: RemovalPolicy.DESTROY, enforceSSL: true, blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL });
+    this.resultsBucket = new s3.Bucket(this, 'Results', { bucketName: SCAFFOLD.resultsBucket, removalPolicy: RemovalPolicy.DESTROY, enforceSSL: true, blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL });
     this.workgroup = new athena.CfnWorkGroup(this, 'Reports', {
       name: SCAFFOLD.workgroup, recursiveDeleteOption: true,
       workGroupConfiguration: { enforceWorkGroupConfiguration: true, resultConfiguration: { outputLocation: this.resultsBucket.s3UrlForObject('athena/') } },
