@@ -91,10 +91,15 @@ export async function jobs(c: ScenarioContext): Promise<void> {
   check(task(mainEnd.tasks, 'lost_event')?.state === 'success' && r.gateway.events.dropped.length === 1 && allowed(/Poker/, 'batch:DescribeJobs').length > 0,
     `a Batch job whose end event was lost resumes its task through the safety net (${r.gateway.events.dropped.length} dropped, ${allowed(/Poker/, 'batch:DescribeJobs').length} describes by the poker)`);
 
-  // The early event: the run ended, and its event was handled, before StartJobRun was answered.
+  // The early event: the run ended, and the events path kept its event for no waiting task,
+  // before StartJobRun was answered; the wait, stored after, found it.
   const early = jb.jobs.find((j) => j.service === 'emr-serverless' && j.names.some((n) => /-early_event-/.test(n)));
-  check(task(mainEnd.tasks, 'early_event')?.state === 'success' && early?.done === true,
-    `an EMR Serverless run whose end event arrives before its wait is stored succeeds its task (${task(mainEnd.tasks, 'early_event')?.state})`);
+  const earlyEvent = r.gateway.events.events.find((e) => e.event.source === 'aws.emr-serverless' && (e.event.detail as { jobRunId?: string; state?: string }).jobRunId === early?.id
+    && (e.event.detail as { state?: string }).state === 'SUCCESS')?.event;
+  const eventsFn = [...r.functions.values()].find((f) => /Events/.test(f.spec.logicalId) && /Functions/.test(f.spec.logicalId));
+  const kept = eventsFn ? r.logs.lines(eventsFn.spec.logicalId).some((l) => l.includes('kept for a wait stored later') && l.includes(earlyEvent?.id ?? '-')) : false;
+  check(task(mainEnd.tasks, 'early_event')?.state === 'success' && early?.done === true && kept,
+    `an EMR Serverless run whose end event arrives before its wait is stored succeeds its task (${task(mainEnd.tasks, 'early_event')?.state}; the events path kept the event: ${kept})`);
 
   check((await xcom('score'))?.result?.score === 6 || JSON.stringify(await xcom('score')).includes('"score":6'),
     `lambdaInvoke: the function's result comes back through its destination (${JSON.stringify(await xcom('score'))})`);
