@@ -144,6 +144,7 @@ async function sendToQueue(d: EventWiringDeps, arn: string, body: string, attrib
  */
 async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: unknown, r: InvokeResult, attempts: number, requestId: string): Promise<void> {
   const t = d.template;
+  if (!r.ok) await deadLetter(d, fn, event, r, requestId);
   const config = t.ofType('AWS::Lambda::EventInvokeConfig').map(([id]) => t.props(id) as Record<string, any>)
     .find((c) => c.FunctionName === fn.spec.name || c.FunctionName === fn.spec.arn);
   const destination = (r.ok ? config?.DestinationConfig?.OnSuccess : config?.DestinationConfig?.OnFailure)?.Destination as string | undefined;
@@ -167,6 +168,20 @@ async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: un
   } else {
     d.onError(new Error(`the rehearsal does not send ${fn.spec.logicalId}'s results to ${destination}`));
   }
+}
+
+/**
+ * A function's own dead-letter queue (its DeadLetterConfig): an asynchronous event that failed
+ * every try goes there, sent with the function's role, with the attributes Lambda sets
+ * (RequestID, ErrorCode, ErrorMessage).
+ */
+async function deadLetter(d: EventWiringDeps, fn: RehearsalFunction, event: unknown, r: InvokeResult, requestId: string): Promise<void> {
+  const [id] = d.template.ofType('AWS::Lambda::Function').find(([x]) => x === fn.spec.logicalId) ?? [];
+  const target = id ? ((d.template.props(id) as { DeadLetterConfig?: { TargetArn?: string } }).DeadLetterConfig?.TargetArn) : undefined;
+  if (!target) return;
+  if (target.split(':')[2] !== 'sqs') return d.onError(new Error(`the rehearsal does not send ${fn.spec.logicalId}'s failed events to ${target}`));
+  if (!(await d.gateway.authorize(fn.spec.logicalId, 'sqs:SendMessage', target))) return;
+  await sendToQueue(d, target, JSON.stringify(event), { RequestID: requestId, ErrorCode: '200', ErrorMessage: r.error?.errorMessage ?? r.error?.errorType ?? 'failed' });
 }
 
 /**
