@@ -8,6 +8,7 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { TaskInstance } from '../../engine/index.js';
 import { PROJECT_ROOT } from '../rehearsal.js';
 import type { ScenarioContext } from './context.js';
@@ -38,6 +39,9 @@ export async function jobs(c: ScenarioContext): Promise<void> {
   jb.behave({ service: 'states', name: /^airless-rehearsal_jobs_stopped-orders-/ }, outlive);
   jb.behave({ service: 'athena', name: 'SELECT * FROM slow' }, outlive);
   jb.behave({ service: 'emr-serverless', name: /^airless-rehearsal_jobs_stopped-spark-/ }, outlive);
+  jb.behave({ service: 'batch', name: /^airless-rehearsal_jobs_blob-crunch-/ }, { durationMs: 2 * MIN });
+  // The events path cannot read that run's conf (a store read failing): Lambda retries the event, then dead-letters it.
+  r.gateway.faults.add({ principal: /Functions.*Events/, action: 's3:GetObject', resource: /\/blobs\/conf\/rehearsal_jobs_blob\//, kind: 'missing' });
   // The lost event: Batch's SUCCEEDED for `lost_event` never reaches the events path.
   r.gateway.events.drop((e) => e.source === 'aws.batch' && /-lost_event-/.test(String((e.detail as { jobName?: string }).jobName)) && (e.detail as { status?: string }).status === 'SUCCEEDED');
 
@@ -57,9 +61,12 @@ export async function jobs(c: ScenarioContext): Promise<void> {
   const started = r.clock.now();
   const main = runIdOf((await cli('trigger', ['rehearsal_jobs'])).out);
   const stopped = runIdOf((await cli('trigger', ['rehearsal_jobs_stopped'])).out);
-  check(main !== '' && stopped !== '', 'trigger both jobs DAGs');
+  const blob = runIdOf((await cli('trigger', ['rehearsal_jobs_blob'], { conf: JSON.stringify({ padding: 'c'.repeat(400_000) }) })).out);
+  check(main !== '' && stopped !== '' && blob !== '', 'trigger the three jobs DAGs (one with a 400 KB conf, offloaded to blobs/)');
   const stoppedEnd = await c.runEnds('rehearsal_jobs_stopped', stopped, 120_000);
   const mainEnd = await c.runEnds('rehearsal_jobs', main, 120_000);
+  const blobEnd = await c.runEnds('rehearsal_jobs_blob', blob, 120_000);
+  const eventsFn = [...r.functions.values()].find((f) => /Functions.*Events/.test(f.spec.logicalId));
   const task = (tasks: TaskInstance[], id: string) => tasks.find((t) => t.taskId === id);
   const xcom = (taskId: string) => ports.store.getXcom({ dagId: 'rehearsal_jobs', runId: main, taskId, key: 'return_value' }) as Promise<Record<string, any> | undefined>;
   const states = (tasks: TaskInstance[]) => tasks.map((t) => `${t.taskId}=${t.state}${t.tryNumber > 1 ? `#${t.tryNumber}` : ''}`).join(' ');
@@ -96,7 +103,6 @@ export async function jobs(c: ScenarioContext): Promise<void> {
   const early = jb.jobs.find((j) => j.service === 'emr-serverless' && j.names.some((n) => /-early_event-/.test(n)));
   const earlyEvent = r.gateway.events.events.find((e) => e.event.source === 'aws.emr-serverless' && (e.event.detail as { jobRunId?: string; state?: string }).jobRunId === early?.id
     && (e.event.detail as { state?: string }).state === 'SUCCESS')?.event;
-  const eventsFn = [...r.functions.values()].find((f) => /Events/.test(f.spec.logicalId) && /Functions/.test(f.spec.logicalId));
   const kept = eventsFn ? r.logs.lines(eventsFn.spec.logicalId).some((l) => l.includes('kept for a wait stored later') && l.includes(earlyEvent?.id ?? '-')) : false;
   check(task(mainEnd.tasks, 'early_event')?.state === 'success' && early?.done === true && kept,
     `an EMR Serverless run whose end event arrives before its wait is stored succeeds its task (${task(mainEnd.tasks, 'early_event')?.state}; the events path kept the event: ${kept})`);
@@ -104,6 +110,18 @@ export async function jobs(c: ScenarioContext): Promise<void> {
   check((await xcom('score'))?.result?.score === 6 || JSON.stringify(await xcom('score')).includes('"score":6'),
     `lambdaInvoke: the function's result comes back through its destination (${JSON.stringify(await xcom('score'))})`);
   check(mainEnd.state === 'success', `the jobs run succeeds (${states(mainEnd.tasks)})`);
+
+  // The events path failed on an event (its run's conf unreadable): Lambda tried it three times,
+  // sent it to the function's dead-letter queue with the function's role, and the safety net
+  // resumed the task. The events path also moved a maxActiveTasks run's slot counter.
+  const byEvents = (action: string, fragment = '') => r.gateway.decisions.filter((d) => d.allowed && d.principal === eventsFn?.spec.logicalId && d.action === action && d.resource.includes(fragment)).length;
+  const dlq = r.resources.queues.find((q) => /EventsDeadLetterQueue/.test(q.logicalId));
+  const letters = dlq ? (await r.direct.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq.localUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }))).Messages ?? [] : [];
+  const letter = letters.map((m) => ({ body: JSON.parse(m.Body ?? '{}') as { source?: string; detail?: { jobName?: string } }, attrs: m.MessageAttributes ?? {} }))
+    .find((m) => m.body.source === 'aws.batch' && /-crunch-/.test(m.body.detail?.jobName ?? ''));
+  check(blobEnd.state === 'success' && r.gateway.faults.hits.length >= 3 && letter?.attrs.ErrorMessage?.StringValue !== undefined
+    && byEvents('sqs:SendMessage', 'EventsDeadLetterQueue') > 0 && byEvents('s3:ListBucket') > 0 && byEvents('dynamodb:UpdateItem', 'StateRuns') > 0,
+    `an event the events path fails on is tried 3 times (${r.gateway.faults.hits.length} failed reads), dead-lettered with the function's role (${letter?.attrs.ErrorMessage?.StringValue ?? 'no dead letter'}), and the safety net resumes its task (${blobEnd.state}); the events path's dead-letter sends ${byEvents('sqs:SendMessage', 'EventsDeadLetterQueue')}, bucket lists ${byEvents('s3:ListBucket')}, run slot moves ${byEvents('dynamodb:UpdateItem', 'StateRuns')}`);
 
   // Timeouts: each job outlived its task; the safety net described it at 5 minutes, the timeout stopped it.
   const stopActions = ['ecs:StopTask', 'batch:TerminateJob', 'glue:BatchStopJobRun', 'states:StopExecution', 'athena:StopQueryExecution', 'emr-serverless:CancelJobRun'];

@@ -10,6 +10,9 @@
  * `lambdaInvoke`, whose result comes back through its destination.
  * `rehearsal_jobs_stopped`: one job per service that outlives its task's timeout: the safety net
  * describes it (still running) and the timeout stops it.
+ * `rehearsal_jobs_blob`: a Batch job whose end event the events path fails on (its run's conf is
+ * made unreadable to it), so Lambda retries the event, dead-letters it, and the safety net
+ * resumes the task.
  */
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
@@ -25,7 +28,8 @@ const emr = {
   jobDriver: { sparkSubmit: { entryPoint: 's3://rehearsal-code/spark/daily.py', entryPointArguments: ['{{ ds }}'] } },
 };
 
-export const jobs = dag('rehearsal_jobs', { schedule: null, defaultArgs: { retries: 0 } }, ({ task }) => {
+// maxActiveTasks below its width (8): the events path resuming a task moves its run's slot counter (runs table).
+export const jobs = dag('rehearsal_jobs', { schedule: null, maxActiveTasks: 4, defaultArgs: { retries: 0 } }, ({ task }) => {
   task('ecs_long', ecsRunTask({ ...ecs, overrides: { containerOverrides: [{ name: 'main', command: ['etl', '--day', '{{ ds }}'] }] } }));
   task('ecs_retry', ecsRunTask({ ...ecs, startedBy: 'rehearsal-retry' }), { retries: 1, retryDelay: '1m' });
   task('batch', batchSubmitJob({ ...batch, containerOverrides: { command: ['crunch', '{{ ds }}'] } }));
@@ -54,3 +58,9 @@ export const stopped = dag('rehearsal_jobs_stopped', { schedule: null, defaultAr
   task('report', athenaQuery({ QueryString: 'SELECT * FROM slow', WorkGroup: 'rehearsal-reports' }, outlive));
   task('spark', emrServerlessJobRun(emr, outlive));
 });
+
+/** A run whose conf is in blobs/ (400 KB): the scenario makes the events path's read of it fail. */
+export const blob = dag('rehearsal_jobs_blob', { schedule: null, defaultArgs: { retries: 0 } }, ({ task }) => {
+  task('crunch', batchSubmitJob(batch, { safetyNetInterval: '10m' }));
+});
+
