@@ -24,6 +24,7 @@ import { AsyncInvoker, headWhenStored, matchesNotification, s3Event, sendDeadLet
 import { buildFunctions } from './functions.js';
 import { packageInfo } from '../cli/package-info.js';
 import { airlessStack, synth, type SynthOptions } from './cdk-app.js';
+import { wireEventsAndJobs } from './eventbridge.js';
 
 export { synth } from './cdk-app.js';
 
@@ -143,6 +144,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
     let deliveries = 0;
     const refused = new Map<string, number>();
     gateway.scheduler.setDeadLetterSink((d) => sendDeadLetter(direct.sqs, resources, d));
+    // EventBridge rules and buses, S3's EventBridge notifications, Lambda destinations, simulated jobs.
+    const events = wireEventsAndJobs({ template, gateway, functions, asyncInvoker, direct, resources, resourcePolicies: roles.resourcePolicies, refused, clock: () => clock.now(), onError });
     fire = async (f) => {
       deliveries++;
       try {
@@ -235,7 +238,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       }
     }
 
-    const idle = () => [...functions.values()].every((f) => f.inFlight === 0) && pollers.every((p) => p.idle && p.inFlight === 0)
+    const idle = () => [...functions.values()].every((f) => f.inFlight === 0) && pollers.every((p) => p.idle && p.inFlight === 0) && events.idle()
       && asyncInvoker.pending === 0 && pendingNotifications === 0 && deliveries === 0 && decisionCursor === gateway.decisions.length;
     let idleSince = 0;
     let stepping = false;
@@ -245,6 +248,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       try {
         scanPuts();
         await gateway.scheduler.runDue(clock.now());
+        await events.step(clock.now());
         asyncInvoker.pump();
         if (!o.timeWarp) return;
         if (!idle()) {
@@ -253,7 +257,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         }
         if (idleSince === 0) idleSince = performance.now();
         if (performance.now() - idleSince < 60) return;
-        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry()]
+        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry(), events.nextDue()]
           .filter((x): x is number => x !== null && x !== undefined);
         if (candidates.length === 0) return;
         clock.jumpTo(Math.max(Math.min(...candidates), clock.now() + 1));
