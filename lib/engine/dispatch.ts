@@ -11,6 +11,7 @@ import { scheduleDag } from './runs.js';
 import { handleFire } from './waiting.js';
 import { handleCallback } from './callbacks-run.js';
 import { handleTask, type TaskResult } from './worker.js';
+import { handleAssetMessage } from './handlers/asset-message.js';
 
 /**
  * @example
@@ -32,5 +33,7 @@ export async function handleMessage(p: Ports, raw: unknown): Promise<TaskResult>
       return 'done';
     case 'callback':
       return handleCallback(p, msg);
+    case 'asset':
+      return handleAssetMessage(p, msg);
   }
 }

@@ -46,3 +46,11 @@ export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, sh
 export { isSensitiveKey, redact, redactDeep } from './secrets-mask.js';
 export { envKey } from './secrets.js';
 export { instanceValue } from './mapping-values.js';
+export * from './model/assets.js';
+export type * from './model/asset-store.js';
+export { assetEventHash, assetEventId, assetEventRef, assetGroupProblem, assetId, assetNameProblem, normalizeAssetUri, parseAssetEventRef } from './rules/asset-uri.js';
+export { conditionUris, describeCondition, evaluateCondition } from './rules/asset-condition.js';
+export { eventSources, fieldAt, watcherHit, watcherProblem, watcherSource, type ExternalAssetEvent, type WatcherHit } from './rules/asset-watchers.js';
+export { extraProblem, evaluateAssetQueue, recordAssetEvent, MAX_EVENT_EXTRA_BYTES, type NewAssetEvent, type RecordedAssetEvent } from './flow/assets.js';
+export { assetRecords } from './flow/asset-registry.js';
+export { ingestExternalEvent, type IngestReport } from './handlers/asset-ingest.js';

@@ -6,6 +6,7 @@
  */
 import { MalformedMessageError } from './errors.js';
 import type { CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
+import type { AssetMessage } from './model/assets.js';
 
 import { ID_PATTERN } from './validate.js';
 
@@ -55,9 +56,11 @@ export function validateQueueMessage(value: unknown): QueueMessage {
       return validateSchedule(o);
     case 'callback':
       return validateCallback(o);
+    case 'asset':
+      return validateAsset(o);
     default:
       throw new MalformedMessageError(
-        `message field "kind" must be one of task, fire, schedule, callback, got ${describe(o.kind)}`,
+        `message field "kind" must be one of task, fire, schedule, callback, asset, got ${describe(o.kind)}`,
       );
   }
 }
@@ -90,6 +93,7 @@ export function encodeQueueMessage(m: QueueMessage): string {
     case 'schedule':
       return JSON.stringify({ kind: v.kind, dagId: v.dagId, tickAt: v.tickAt });
     case 'callback':
+    case 'asset':
       return JSON.stringify(v);
   }
 }
@@ -153,6 +157,28 @@ function validateCallback(o: Fields): CallbackMessage {
   if (o.tryNumber !== undefined) m.tryNumber = nonNegativeInt(o, 'callback', 'tryNumber');
   if (o.verify !== undefined) m.verify = o.verify === true;
   if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'callback', 'attempt');
+  return m;
+}
+
+function validateAsset(o: Fields): AssetMessage {
+  if (o.op === 'evaluate') {
+    onlyFields(o, 'asset', ['kind', 'op', 'dagId']);
+    return { kind: 'asset', op: 'evaluate', dagId: id(o, 'asset', 'dagId') };
+  }
+  if (o.op !== 'outlets') throw new MalformedMessageError(`asset message field "op" must be evaluate or outlets, got ${describe(o.op)}`);
+  onlyFields(o, 'asset', ['kind', 'op', 'dagId', 'runId', 'taskId', 'tryNumber', 'extras', 'attempt']);
+  const m: AssetMessage = {
+    kind: 'asset', op: 'outlets', dagId: id(o, 'asset', 'dagId'), runId: runId(o, 'asset'),
+    taskId: id(o, 'asset', 'taskId', TASK_REF), tryNumber: nonNegativeInt(o, 'asset', 'tryNumber'),
+  };
+  if (o.extras !== undefined) {
+    const extras = o.extras;
+    if (typeof extras !== 'object' || extras === null || Array.isArray(extras) || Object.values(extras).some((x) => typeof x !== 'object' || x === null || Array.isArray(x))) {
+      throw new MalformedMessageError(`asset message field "extras" must map asset URIs to objects, got ${describe(extras)}`);
+    }
+    m.extras = extras as Record<string, Record<string, unknown>>;
+  }
+  if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'asset', 'attempt');
   return m;
 }
 

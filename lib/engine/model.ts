@@ -5,6 +5,7 @@
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
+import type { AssetCondition, AssetSpec } from './model/assets.js';
 
 export const TRIGGER_RULES = [
   'all_success',
@@ -89,6 +90,9 @@ export interface TaskSpec extends RetryPolicy {
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
+  /** Assets a success of the task emits an event for, and assets it reads (URIs; defined in the DAG's `assets`). */
+  outlets?: string[];
+  inlets?: string[];
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -142,6 +146,10 @@ export interface DagSpec {
   /** Run-level callbacks the DAG defines (`onSuccess`, `onFailure`): code in the bundle, notifiers in `notify`. */
   callbacks?: DagCallbackEvent[];
   notify?: NotifierSpec[];
+  /** Runs when asset events satisfy this (`schedule` is then null); see model/assets.ts. */
+  assetSchedule?: AssetCondition;
+  /** Every asset the DAG names (schedule, outlets, inlets), each once. */
+  assets?: AssetSpec[];
 }
 
 export interface Manifest {
@@ -172,7 +180,7 @@ export interface DagRecord {
   updatedAt: number;
 }
 
-export type RunType = 'scheduled' | 'manual' | 'backfill';
+export type RunType = 'scheduled' | 'manual' | 'backfill' | 'asset_triggered';
 
 export interface DagRun {
   dagId: string;
@@ -195,6 +203,8 @@ export interface DagRun {
   timeoutAt?: number;
   /** Why the run failed when no task of it did (its bundle is gone: orphan-run.ts). */
   error?: string;
+  /** An asset-triggered run: the refs of the asset events it consumed, by asset URI (flow/assets.ts). */
+  assetEvents?: Record<string, string[]>;
 }
 
 export interface TaskKey {

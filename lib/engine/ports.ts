@@ -16,6 +16,8 @@ import type {
 } from './model.js';
 import type { RunState, TaskState } from './states.js';
 import type { MappingStore } from './mapping-store.js';
+import type { AssetStore } from './model/asset-store.js';
+import type { AssetMessage } from './model/assets.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -78,7 +80,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore {
+export interface Store extends MappingStore, AssetStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -218,7 +220,7 @@ export interface CallbackMessage {
   attempt?: number;
 }
 
-export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage;
+export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage | AssetMessage;
 
 export interface Queue {
   /** Sends messages, at most `delayMs` late (0 to 15 minutes). */

@@ -17,6 +17,7 @@ import { isRunTerminal, isTerminal } from './states.js';
 import { dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
+import { registerAssets, requestAssetEvaluation } from './flow/asset-registry.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -29,6 +30,8 @@ export interface TriggerOptions {
   runAfter?: number;
   conf?: Record<string, unknown>;
   runType?: RunType;
+  /** Fields set on the run as given (an asset-triggered run's events and data interval: flow/assets.ts). */
+  fields?: Partial<Pick<DagRun, 'assetEvents' | 'dataIntervalStart' | 'dataIntervalEnd'>>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -54,6 +57,7 @@ export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions =
     conf: opts.conf ?? {},
     bundleVersion: dag.bundleVersion,
     queuedAt: now,
+    ...opts.fields,
   };
   const r = await p.store.createRun(run);
   if (r.ok) {
@@ -106,6 +110,7 @@ export async function registerManifest(
   const out = { added: [] as string[], updated: [] as string[], removed: [] as string[] };
   await registerPools(p, manifest.dags, manifest.pools ?? []);
   const existing = new Map((await p.store.listDags()).map((d) => [d.dagId, d]));
+  const before = new Map(existing);
   for (const spec of manifest.dags) {
     const prev = existing.get(spec.dagId);
     existing.delete(spec.dagId);
@@ -123,6 +128,7 @@ export async function registerManifest(
     await p.store.deleteDag(dagId);
     out.removed.push(dagId);
   }
+  await registerAssets(p, manifest, { removed: out.removed, before });
   return out;
 }
 
@@ -136,6 +142,7 @@ export async function setPaused(p: Ports, dagId: string, paused: boolean): Promi
   if (!paused) {
     await startQueuedRuns(p, dagId);
     await scheduleDag(p, dagId);
+    await requestAssetEvaluation(p, dagId);
   }
 }
 

@@ -15,6 +15,8 @@ import { varsFor } from './dag-index.js';
 import { retainUntil } from './settle.js';
 import { Connections, Variables, withSecretVars } from './secrets.js';
 import { redact, redactDeep } from './secrets-mask.js';
+import { OutletEvents, triggeringEventsOf, type OutletExtras } from './flow/asset-context.js';
+import type { TriggeringAssetEvent } from './model/assets.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -55,6 +57,10 @@ export class RunningTaskContext implements TaskContext {
   readonly log: TaskLog;
   readonly variables: Variables;
   readonly connections: Connections;
+  readonly triggeringAssetEvents: Record<string, TriggeringAssetEvent[]>;
+  /** The task's outlets (asset URIs), for an isolated try's thread. */
+  readonly outletUris: readonly string[];
+  private outlets?: OutletEvents;
   private vars?: TemplateVars;
 
   constructor(private readonly rc: RunCtx, ti: TaskInstance, p: Ports, readonly signal: AbortSignal) {
@@ -73,6 +79,22 @@ export class RunningTaskContext implements TaskContext {
     this.log = new TaskLog(p, { dagId: ti.dagId, runId: ti.runId, taskId: this.taskId, ...(ti.mapIndex !== undefined ? { mapIndex: ti.mapIndex } : {}), tryNumber: ti.tryNumber });
     this.variables = new Variables(p.secrets);
     this.connections = new Connections(p.secrets);
+    this.triggeringAssetEvents = triggeringEventsOf(rc);
+    this.outletUris = hasTask(rc.spec, ti.taskId) ? (taskSpec(rc.spec, ti.taskId).outlets ?? []) : [];
+  }
+
+  outletEvents(asset: { uri: string } | string): { extra: Record<string, unknown> } {
+    return (this.outlets ??= new OutletEvents(this.outletUris, this.taskId)).get(asset);
+  }
+
+  /** Extras an isolated try's thread set (sent back with its result). */
+  setOutletExtras(extras: OutletExtras): void {
+    (this.outlets ??= new OutletEvents(this.outletUris, this.taskId)).receive(extras);
+  }
+
+  /** What the try set for its outlets, if anything. */
+  outletExtras(): OutletExtras | undefined {
+    return this.outlets?.extras();
   }
 
   render(template: string): string {

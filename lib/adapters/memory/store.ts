@@ -16,6 +16,7 @@ import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
+import { MemoryAssets } from './assets.js';
 import type { MapOutcome, MapShardState } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
@@ -28,7 +29,7 @@ import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, condi
  * await store.createRun(run);
  * const r = await store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running' }, { delta: 1, max: 4 });
  */
-export class MemoryStore implements Store {
+export class MemoryStore extends MemoryAssets implements Store {
   private readonly dags = new Map<string, DagRecord>();
   private readonly runs = new Map<string, Map<string, DagRun>>();
   private readonly activeRuns = new Map<string, DagRun>();
