@@ -15,7 +15,7 @@
  */
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { assetId, parseAssetEventRef } from '../../engine/index.js';
-import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, Cas, QueueOutcome } from '../../engine/index.js';
+import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, ConsumeResult, QueueOutcome } from '../../engine/index.js';
 import { Expr, decodeFields, decodeValue, encodeFields, encodeValue, type Item } from './dynamo-codec.js';
 import { getItem } from './dynamo-cas.js';
 import type { DynamoRequests } from './dynamo-requests.js';
@@ -189,7 +189,7 @@ export class DynamoAssets {
     return item && decodeQueue(dagId, item);
   }
 
-  async consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number): Promise<Cas<AssetQueue>> {
+  async consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number): Promise<ConsumeResult> {
     const x = new Expr();
     const deletes: string[] = [];
     const removes: string[] = [];

@@ -6,7 +6,7 @@
  * DynamoDB conditional writes and transactions are.
  */
 import { parseAssetEventRef } from '../../engine/index.js';
-import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, Cas, QueueOutcome } from '../../engine/index.js';
+import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, ConsumeResult, QueueOutcome } from '../../engine/index.js';
 import { jsonClone } from './records.js';
 
 interface Queue {
@@ -131,7 +131,7 @@ export class MemoryAssets {
     return q && queueView(dagId, q);
   }
 
-  async consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number): Promise<Cas<AssetQueue>> {
+  async consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number): Promise<ConsumeResult> {
     const q = this.queues.get(dagId);
     if (!q || q.gen !== gen) return { ok: false, current: q && queueView(dagId, q), reason: 'condition' };
     for (const [uri, list] of Object.entries(refs)) {

@@ -5,8 +5,10 @@
  * conditional, so a redelivered event, a repeated step after a crash and racing engines
  * all leave one event, queued once per DAG, consumed by one run. ADR 0018.
  */
-import type { Cas } from '../ports.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from './assets.js';
+
+/** A consumption's outcome: the queue after it, or (a racer consumed that generation first) as it is now. */
+export type ConsumeResult = { ok: true; item: AssetQueue } | { ok: false; current: AssetQueue | undefined; reason?: 'condition' };
 
 export interface AssetStore {
   /** Creates or replaces an asset's registry record. */
@@ -44,7 +46,7 @@ export interface AssetStore {
    * of those assets, and opens generation `gen + 1` at `now`, on condition that the queue is
    * still at `gen`. A lost race returns the queue as it is.
    */
-  consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number): Promise<Cas<AssetQueue>>;
+  consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number): Promise<ConsumeResult>;
   /** Forgets a DAG's queued events (all, or one asset's): the DAG was removed, or an operator cleared them. */
   clearAssetQueue(dagId: string, uri?: string): Promise<void>;
 }
