@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DagRun } from '../../../lib/engine/index.js';
-import { evaluateAssetQueue, recordAssetEvent } from '../../../lib/engine/index.js';
+import { evaluateAssetQueue, recordAssetEvent, setPaused } from '../../../lib/engine/index.js';
 import type { EmbeddedRuntime } from '../../../lib/runtime/embedded.js';
 import { allOf, anyOf, asset, dag } from '../../../lib/sdk/index.js';
 import { makeRuntime as baseRuntime, runOnce } from '../../helpers/runtime.js';
@@ -113,7 +113,6 @@ describe('outlets and asset-triggered runs', () => {
     await recordAssetEvent(rt.ports, { uri: customers.uri, key: 'c1', origin: 'api' });
     await settle(rt);
     expect(Object.keys((await rt.ports.store.getAssetQueue('paused'))!.queued)).toEqual([orders.uri]);
-    const { setPaused } = await import('../../../lib/engine/runs.js');
     await setPaused(rt.ports, 'paused', false);
     await recordAssetEvent(rt.ports, { uri: customers.uri, key: 'c2', origin: 'api' });
     await settle(rt);
