@@ -30,7 +30,7 @@ export const clean = dag('clean_orders', { schedule: rawOrders }, ({ task }) => 
   task('clean', async (ctx) => {
     const landed = ctx.triggeringAssetEvents[rawOrders.uri] ?? [];
     const rows = landed.reduce((n, e) => n + Number(e.extra.rows ?? 0), 0);
-    ctx.log.info(`cleaning ${landed.length} batch(es) of raw orders`, { files: landed.map((e) => e.extra.file ?? e.extra.key) });
+    ctx.log.info(`cleaning ${landed.length} batch(es) of raw orders`, { files: landed.map((e) => e.extra.file ?? e.extra.key).filter(Boolean) });
     ctx.outletEvents(cleanOrders).extra = { rows };
     return rows;
   }, { inlets: [rawOrders], outlets: [cleanOrders] });

@@ -15,7 +15,7 @@ import type { Route } from './router.js';
 
 const RUN_STATES = ['queued', 'running', 'success', 'failed'];
 
-function likePattern(p: string): RegExp {
+export function likePattern(p: string): RegExp {
   const body = p.split('%').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('_', '.')).join('.*');
   return new RegExp(`^.*${body}.*$`, 'i');
 }

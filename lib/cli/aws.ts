@@ -13,6 +13,7 @@ import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger }
 import { pushBundle } from './aws-push.js';
 import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';
 import { parseJsonOption, UsageError } from './output.js';
+import { runAssetsVerb } from './assets.js';
 
 export interface AwsCommandOptions {
   stack?: string;
@@ -42,7 +43,7 @@ const NO_METRICS: Metrics = { count: () => {}, timing: () => {} };
 const USAGE: Record<string, [number, string]> = {
   push: [1, '<dir>'], trigger: [1, '<dag>'], runs: [1, '<dag>'], tasks: [2, '<dag> <runId>'],
   logs: [3, '<dag> <runId> <task>'], signal: [1, '<key>'], pause: [1, '<dag>'], unpause: [1, '<dag>'],
-  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''],
+  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''], assets: [1, 'list|events|emit'],
 };
 
 /**
@@ -116,6 +117,8 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
       return cmdClear(p, a[0], a[1], a[2], !o['no-downstream'], out);
     case 'timer-pump':
       return runTimerPump(ctx, environment);
+    case 'assets':
+      return runAssetsVerb(p, a, o, out);
     default:
       throw new UsageError(`unknown command ${cmd}`);
   }

@@ -16,6 +16,7 @@ import { setPaused } from '../engine/index.js';
 import { cmdClear, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
 import { jsonOrString } from './options.js';
 import { exitCodeFor, UsageError } from './output.js';
+import { runAssetsVerb } from './assets.js';
 
 /** Where a running dev announces its endpoint. */
 export const DEV_ANNOUNCE = path.join('.airless', 'dev.json');
@@ -34,7 +35,7 @@ export interface ControlRequest {
 }
 
 /** Commands a dev answers (the others need a stack). */
-export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs'];
+export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs', 'assets'];
 
 async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: string) => void): Promise<number> {
   const [a0, a1, a2] = r.args;
@@ -64,6 +65,8 @@ async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: str
       for (const l of lines) out(`try ${l.fields?.tryNumber}  ${l.level}  ${l.msg}`);
       return 0;
     }
+    case 'assets':
+      return runAssetsVerb(p, r.args, r.options, out);
     default:
       throw new UsageError(`airless ${r.command} cannot run against a dev (it answers ${DEV_COMMANDS.join(', ')})`);
   }

@@ -53,8 +53,18 @@ async function openStore(o: RunOptions): Promise<{ store?: Store; close: () => P
   }
 }
 
+/** A run in the `--json` summary. */
+export function runJson(x: RunResult) {
+  return {
+    dagId: x.run.dagId, runId: x.run.runId, runType: x.run.runType, state: x.run.state,
+    logicalDate: new Date(x.run.logicalDate).toISOString(),
+    durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
+    tasks: taskRows(x),
+  };
+}
+
 /** A finished run with its tasks and return values, for the summary. */
-async function resultOf(rt: EmbeddedRuntime, run: DagRun, spec: DagSpec, outcome: RunResult['outcome']): Promise<RunResult> {
+export async function resultOf(rt: EmbeddedRuntime, run: DagRun, spec: DagSpec, outcome: RunResult['outcome']): Promise<RunResult> {
   const tasks: TaskInstance[] = await rt.ports.store.listTasks(run.dagId, run.runId);
   const xcoms: Record<string, unknown> = {};
   for (const t of tasks) {
@@ -140,13 +150,7 @@ async function runAll(
     process.stdout.write(`${results.length} runs, ${tasks} task instances in ${wallMs} ms of wall time: ${Math.round(tasks / Math.max(wallMs / 1000, 0.001))} tasks/s (${results.filter((r) => r.run.state === 'success').length} succeeded)\n`);
   }
   if (o.json) {
-    const line = (x: RunResult) => ({
-      dagId: x.run.dagId, runId: x.run.runId, runType: x.run.runType, state: x.run.state,
-      logicalDate: new Date(x.run.logicalDate).toISOString(),
-      durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
-      tasks: taskRows(x),
-    });
-    process.stdout.write(`${JSON.stringify(results.length === 1 ? line(results[0]) : { runs: results.map(line), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
+    process.stdout.write(`${JSON.stringify(results.length === 1 ? runJson(results[0]) : { runs: results.map(runJson), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
   }
   return results.every((r) => r.run.state === 'success') ? 0 : 1;
 }
