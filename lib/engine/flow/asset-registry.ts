@@ -45,6 +45,12 @@ export function assetRecords(dags: readonly DagSpec[], now: number, existing: Re
       for (const uri of t.inlets ?? []) rec(specs.get(uri)!).inlets.push(ref);
     }
   }
+  const byRef = (a: AssetTaskRef, b: AssetTaskRef) => (a.dagId < b.dagId ? -1 : a.dagId > b.dagId ? 1 : a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0);
+  for (const r of out.values()) {
+    r.consumers.sort();
+    r.producers.sort(byRef);
+    r.inlets.sort(byRef);
+  }
   return [...out.values()];
 }
 
