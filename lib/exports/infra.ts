@@ -9,3 +9,4 @@
  */
 export { Airless, type AirlessProps } from '../infra/airless.js';
 export { AirlessStack, type AirlessStackProps } from '../infra/stack.js';
+export { AssetSources, type AssetSourcesProps, type AssetBucketSource, type AssetEventPatternSource } from '../infra/asset-sources.js';

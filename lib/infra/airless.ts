@@ -10,6 +10,7 @@ import { Monitoring } from './monitoring.js';
 import { ReadyQueue } from './ready-queue.js';
 import { Schedules } from './schedules.js';
 import { StateTables } from './state-tables.js';
+import { AssetSources, type AssetSourcesProps } from './asset-sources.js';
 
 export interface AirlessProps {
   /**
@@ -68,6 +69,13 @@ export interface AirlessProps {
   readonly removalPolicy?: RemovalPolicy;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * S3 buckets, EventBridge patterns and SQS queues whose events feed assets (the DAGs'
+   * `watch.s3/eventBridge/sqs` watchers say which asset): rules and event source mappings
+   * to an asset-events function, created only when given. docs/assets.md.
+   * @default none
+   */
+  readonly assetSources?: AssetSourcesProps;
 }
 
 /**
@@ -86,6 +94,8 @@ export class Airless extends Construct {
   public readonly schedules: Schedules;
   public readonly functions: Functions;
   public readonly monitoring: Monitoring;
+  /** External sources of asset events, when `assetSources` is given. */
+  public readonly assetSources?: AssetSources;
 
   constructor(scope: Construct, id: string, props: AirlessProps = {}) {
     super(scope, id);
@@ -123,6 +133,9 @@ export class Airless extends Construct {
     });
     this.bundles.onManifest(this.functions.registerBundle);
     this.schedules.addSystemSchedules({ tick: this.functions.tick, poker: this.functions.poker, shards });
+    if (props.assetSources) {
+      this.assetSources = new AssetSources(this, 'AssetSources', { sources: props.assetSources, functions: this.functions, state: this.state, readyQueue: this.readyQueue });
+    }
     this.monitoring = new Monitoring(this, 'Monitoring', {
       functions: {
         tick: this.functions.tick,

@@ -95,6 +95,8 @@ export class Functions extends Construct {
   public readonly workerEventSource: lambda.EventSourceMapping;
   /** Log groups by function. */
   public readonly logGroups: Readonly<Record<'tick' | 'worker' | 'poker' | 'registerBundle', logs.LogGroup>>;
+  /** Makes one more function the way these four are made (own role and log group, the shared environment): AssetSources' function. */
+  public readonly makeFunction: (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string; retryAttempts?: number }) => NodejsFunction;
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -154,6 +156,7 @@ export class Functions extends Construct {
       });
     };
 
+    this.makeFunction = make;
     // The tick and the pokers run every minute: a failed invocation is covered by the
     // next one, so asynchronous retries (two by default) would only triple the load.
     this.tick = make('Tick', 'tick', {
