@@ -26,6 +26,13 @@ function s3Created(key: string, etag: string, id = `ev-${key}-${etag}`) {
   };
 }
 
+/** The one event of an EventBridge delivery. */
+function ebEvent(x: unknown) {
+  const input = parseAssetSourceInput(x, 0);
+  if (input.kind !== 'eventbridge') throw new Error('expected an EventBridge event');
+  return input.event;
+}
+
 async function settle(rt: EmbeddedRuntime) {
   await rt.runUntil(async () => rt.queue.size === 0 && rt.timer.size === 0 && (await rt.ports.store.listActiveRuns()).length === 0);
 }
@@ -45,10 +52,10 @@ describe('external events feeding assets', () => {
     await settle(rt);
     expect(await ingestExternalEvent(rt.ports, e)).toMatchObject({ recorded: 0, duplicates: 1, evaluating: 0 });
     // Outside the prefix or the suffix: no event. A new version of the object: a new event.
-    expect(await ingestExternalEvent(rt.ports, (parseAssetSourceInput(s3Created('other/b.csv', '"x"'), 0) as { event: never }).event)).toMatchObject({ recorded: 0 });
-    expect(await ingestExternalEvent(rt.ports, (parseAssetSourceInput(s3Created('landing/a.json', '"x"'), 0) as { event: never }).event)).toMatchObject({ recorded: 0 });
+    expect(await ingestExternalEvent(rt.ports, ebEvent(s3Created('other/b.csv', '"x"')))).toMatchObject({ recorded: 0 });
+    expect(await ingestExternalEvent(rt.ports, ebEvent(s3Created('landing/a.json', '"x"')))).toMatchObject({ recorded: 0 });
     clock.advanceTo(clock.now() + 1000);
-    expect(await ingestExternalEvent(rt.ports, (parseAssetSourceInput(s3Created('landing/a.csv', '"e2"'), 0) as { event: never }).event)).toMatchObject({ recorded: 1 });
+    expect(await ingestExternalEvent(rt.ports, ebEvent(s3Created('landing/a.csv', '"e2"')))).toMatchObject({ recorded: 1 });
     await settle(rt);
     const runs = await runsOf(rt, 'on_landing');
     expect(runs.map((r) => r.runType)).toEqual(['asset_triggered', 'asset_triggered']);
