@@ -12,6 +12,7 @@ import { handleFire } from './waiting.js';
 import { handleCallback } from './callbacks-run.js';
 import { handleTask, type TaskResult } from './worker.js';
 import { handleAssetMessage } from './handlers/asset-message.js';
+import { handleStop } from './flow/job-stop.js';
 
 /**
  * @example
@@ -35,5 +36,7 @@ export async function handleMessage(p: Ports, raw: unknown): Promise<TaskResult>
       return handleCallback(p, msg);
     case 'asset':
       return handleAssetMessage(p, msg);
+    case 'stop':
+      return handleStop(p, msg);
   }
 }

@@ -54,3 +54,11 @@ export { eventSources, fieldAt, watcherHit, watcherProblem, watcherSource, type 
 export { extraProblem, evaluateAssetQueue, recordAssetEvent, MAX_EVENT_EXTRA_BYTES, type NewAssetEvent, type RecordedAssetEvent } from './flow/assets.js';
 export { assetRecords } from './flow/asset-registry.js';
 export { ingestExternalEvent, type IngestReport } from './handlers/asset-ingest.js';
+export type * from './model/events.js';
+export { handleEvent, type EventReport } from './handlers/events.js';
+export { checkEventWait, eventKeys, eventProblem, JOB_EVENT_IDS, patternKey, waitPattern } from './rules/event-key.js';
+export { matchesPattern, validatePattern } from './rules/event-pattern.js';
+export { JOB_PARTITIONS, JOB_RESUME, JOB_SHARD_BASE, isEventTrigger, jobPartition } from './flow/event-wait.js';
+export { checkJobs, nextJobCheckAt, type JobCheckReport } from './flow/job-safety-net.js';
+export { jobLabel } from './flow/job-stop.js';
+export { jobName, OPERATOR_TYPES, WAIT_FOR_EVENT, type OperatorType } from './flow/operators.js';

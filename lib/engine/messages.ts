@@ -5,8 +5,8 @@
  * edge turns into a dead-letter delivery instead of a retry loop.
  */
 import { MalformedMessageError } from './errors.js';
-import type { CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
 import type { AssetMessage } from './model/assets.js';
+import type { CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, StopMessage, TaskMessage } from './ports.js';
 
 import { ID_PATTERN } from './validate.js';
 
@@ -56,11 +56,13 @@ export function validateQueueMessage(value: unknown): QueueMessage {
       return validateSchedule(o);
     case 'callback':
       return validateCallback(o);
+    case 'stop':
+      return validateStop(o);
     case 'asset':
       return validateAsset(o);
     default:
       throw new MalformedMessageError(
-        `message field "kind" must be one of task, fire, schedule, callback, asset, got ${describe(o.kind)}`,
+        `message field "kind" must be one of task, fire, schedule, callback, stop, asset, got ${describe(o.kind)}`,
       );
   }
 }
@@ -94,6 +96,7 @@ export function encodeQueueMessage(m: QueueMessage): string {
       return JSON.stringify({ kind: v.kind, dagId: v.dagId, tickAt: v.tickAt });
     case 'callback':
     case 'asset':
+    case 'stop':
       return JSON.stringify(v);
   }
 }
@@ -180,6 +183,23 @@ function validateAsset(o: Fields): AssetMessage {
   }
   if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'asset', 'attempt');
   return m;
+}
+
+/** A job's stop (flow/job-stop.ts): the job reference is strings only (its type and id at least). */
+function validateStop(o: Fields): StopMessage {
+  onlyFields(o, 'stop', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'job', 'reason']);
+  const job = o.job as Record<string, unknown> | undefined;
+  if (typeof job !== 'object' || job === null || Array.isArray(job) || typeof job.type !== 'string' || typeof job.id !== 'string' ||
+      !Object.values(job).every((v) => typeof v === 'string' && v.length <= 2048)) {
+    throw new MalformedMessageError(`stop message field "job" must be an object of strings with a type and an id, got ${describe(o.job)}`);
+  }
+  if (typeof o.reason !== 'string' || o.reason.length > 1000) {
+    throw new MalformedMessageError(`stop message field "reason" must be a string of at most 1000 characters, got ${describe(o.reason)}`);
+  }
+  return {
+    kind: 'stop', dagId: id(o, 'stop', 'dagId'), runId: runId(o, 'stop'), taskId: id(o, 'stop', 'taskId', TASK_REF),
+    tryNumber: nonNegativeInt(o, 'stop', 'tryNumber'), job: job as StopMessage['job'], reason: o.reason,
+  };
 }
 
 function onlyFields(o: Fields, kind: string, allowed: readonly string[]): void {

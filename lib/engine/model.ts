@@ -6,6 +6,7 @@
  */
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { AssetCondition, AssetSpec } from './model/assets.js';
+import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
 
 export const TRIGGER_RULES = [
   'all_success',
@@ -93,6 +94,8 @@ export interface TaskSpec extends RetryPolicy {
   /** Assets a success of the task emits an event for, and assets it reads (URIs; defined in the DAG's `assets`). */
   outlets?: string[];
   inlets?: string[];
+  /** An operator task (`ecsRunTask(...)`, `waitForEvent(...)`): submits a job and waits for its end event (model/events.ts). */
+  operator?: OperatorSpec;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -217,7 +220,9 @@ export interface TaskKey {
 export type TriggerSpec =
   | { after: string | number }
   | { at: string | number }
-  | { event: string };
+  | { event: string }
+  /** An EventBridge event (flow/event-wait.ts). */
+  | EventTrigger;
 
 export interface TaskInstance extends TaskKey {
   state: TaskState;
@@ -296,6 +301,9 @@ export interface TriggerRecord {
   lastError?: string;
   // events
   eventKey?: string;
+  /** An EventBridge event wait: the pattern the event must match, and the job it ends (flow/event-wait.ts). */
+  pattern?: EventPattern;
+  job?: JobRef;
 }
 
 export interface SignalRecord {

@@ -16,6 +16,7 @@ import { secretVarsFor } from './secrets.js';
 import { varsFor } from './dag-index.js';
 import { VIRTUAL_SHARDS } from './sensor-start.js';
 import { failTry, type Outcome } from './worker-finish.js';
+import { checkJobs, type JobCheckReport } from './flow/job-safety-net.js';
 
 /** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */
 function externalTaskPoke(p: Ports): SensorPoke {
@@ -112,6 +113,8 @@ export interface PokeReport {
   settled: number;
   /** Earliest time a sensor of this shard that is still waiting is due again. */
   nextPokeAt?: number;
+  /** The jobs without an end event this shard described (flow/job-safety-net.ts). */
+  jobs?: JobCheckReport;
 }
 
 /** Runs `fn` over items with at most `limit` in flight. */
@@ -188,6 +191,7 @@ export async function pokeShard(
     }
     await Promise.all(group.map(async (t) => { if (await settleSensor(p, t)) report.settled++; }));
   });
+  report.jobs = await checkJobs(p, shard, shards); // the safety net of jobs whose end event is late (flow/job-safety-net.ts)
   p.metrics.count('Pokes', report.pokes);
   p.metrics.count('DistinctTargetsPoked', report.pokes);
   p.metrics.count('SensorsWaiting', report.sensors);

@@ -18,6 +18,7 @@ import { dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
 import { registerAssets, requestAssetEvaluation } from './flow/asset-registry.js';
+import { clearWaitFields, clearsWait } from './flow/event-wait.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -167,9 +168,9 @@ export async function clearTasks(
   const instances = await clearInstances(p, rc, instancesToClear(rc.spec, tis, taskIds, opts.downstream !== false));
   const cleared: string[] = instances.map((ti) => ti.taskId);
   for (const ti of tis) {
-    if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;
+    if (!set.has(ti.taskId) || !(isTerminal(ti.state) || clearsWait(ti))) continue;
     const forgetUpstream = Object.keys(ti.upstream).filter((u) => set.has(baseTaskId(u)));
-    const r = await transition(p, rc, ti, 'scheduled', {}, { forgetUpstream });
+    const r = await transition(p, rc, ti, 'scheduled', clearWaitFields(ti), { forgetUpstream }); // a wait's job is stopped (flow/event-wait.ts)
     if (r.ok) cleared.push(ti.taskId);
   }
   await queueCleared(p, rc, instances);

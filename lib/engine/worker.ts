@@ -30,6 +30,7 @@ import { mapItemOf } from './mapping-values.js';
 import { runExecuteCallback } from './callbacks-run.js';
 import { loadTriggeringEvents } from './flow/asset-context.js';
 import { outletsProblem } from './flow/asset-outlets.js';
+import { runOperatorTry } from './flow/operators.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -82,6 +83,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
     return { kind: 'failed', error: `bundle ${rc.run.bundleVersion} cannot be loaded: ${(err as Error).message}`, noRetry: err instanceof BundleNotFoundError };
   }
   const method = ti.nextMethod ?? 'execute';
+  if (t.operator) return runOperatorTry(p, rc, t, ti, bundle, runBody); // submits a job or waits for an event (flow/operators.ts)
   if (t.kind === 'sensor' && (method === 'execute' || method === '__poke')) {
     return pokeOnce(p, rc, t, ti, bundle);
   }

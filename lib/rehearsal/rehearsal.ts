@@ -24,6 +24,7 @@ import { startServers, type LocalServers } from './servers.js';
 import { StackTemplate } from './template.js';
 import { AsyncInvoker, headWhenStored, matchesNotification, s3Event, sendDeadLetter, SqsPoller, throttled, type BucketNotification } from './triggers.js';
 import { buildFunctions } from './functions.js';
+import { wireEventsAndJobs } from './eventbridge.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -136,6 +137,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
     let deliveries = 0;
     const refused = new Map<string, number>();
     gateway.scheduler.setDeadLetterSink((d) => sendDeadLetter(direct.sqs, resources, d));
+    // EventBridge rules and buses, S3's EventBridge notifications, Lambda destinations, simulated jobs.
+    const events = wireEventsAndJobs({ template, gateway, functions, asyncInvoker, direct, resources, resourcePolicies: roles.resourcePolicies, refused, clock: () => clock.now(), onError });
     fire = async (f) => {
       deliveries++;
       try {
@@ -228,7 +231,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       }
     }
 
-    const idle = () => [...functions.values()].every((f) => f.inFlight === 0) && pollers.every((p) => p.idle && p.inFlight === 0)
+    const idle = () => [...functions.values()].every((f) => f.inFlight === 0) && pollers.every((p) => p.idle && p.inFlight === 0) && events.idle()
       && asyncInvoker.pending === 0 && pendingNotifications === 0 && deliveries === 0 && decisionCursor === gateway.decisions.length;
     let idleSince = 0;
     let stepping = false;
@@ -238,6 +241,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       try {
         scanPuts();
         await gateway.scheduler.runDue(clock.now());
+        await events.step(clock.now());
         asyncInvoker.pump();
         if (!o.timeWarp) return;
         if (!idle()) {
@@ -246,7 +250,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         }
         if (idleSince === 0) idleSince = performance.now();
         if (performance.now() - idleSince < 60) return;
-        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry()]
+        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry(), events.nextDue()]
           .filter((x): x is number => x !== null && x !== undefined);
         if (candidates.length === 0) return;
         clock.jumpTo(Math.max(Math.min(...candidates), clock.now() + 1));

@@ -15,6 +15,7 @@ import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import { applyExpand } from './mapping.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import { assetScheduleSpec, assetSpecOf, isAssetDefinition, isAssetSchedule, type AssetDefinition } from './assets.js';
+import { isOperatorBody, operatorTask } from './operators.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -268,6 +269,7 @@ export function dag<P extends Params = Params>(
   for (const a of assetSchedule?.assets ?? []) draft.useAsset(a, 'schedule');
   const builder: DagBuilder<P & Params> = {
     task: (taskId, body, opts = {}) => {
+      if (isOperatorBody(body)) return operatorTask(draft, taskId, body, opts);
       if (typeof body === 'function') return draft.add(taskId, 'task', { execute: body as TaskMethodFn }, opts, {});
       if (!body || typeof body !== 'object' || typeof (body as DeferrableTask).execute !== 'function') {
         draft.fail('a task body must be a function or an object with an execute method', taskId);

@@ -264,9 +264,23 @@ export interface SensorDeclaration {
   pokeContext?: Record<string, unknown>;
 }
 
+/**
+ * What an operator (`ecsRunTask(...)`, `waitForEvent(...)`, lib/sdk/operators.ts) returns: a
+ * task body that starts an AWS job and waits for its end event. Pass it to `task()`.
+ */
+export interface OperatorBody {
+  readonly __airless: 'operator';
+  /** The serializable part (the manifest's TaskSpec.operator), checked when the task is declared. */
+  readonly spec: import('../engine/index.js').OperatorSpec;
+  /** Computes the SDK input at run time, when it was given as a function of `ctx`. */
+  readonly compute?: TaskMethodFn;
+  /** Options beyond the SDK input (waitForCompletion, timeout, safetyNetInterval), checked by `task()`. */
+  readonly options?: object;
+}
+
 /** What the build callback of `dag()` receives. */
 export interface DagBuilder<P extends Params = Params> {
-  task(taskId: string, body: TaskFn<P> | DeferrableTask<P>, options?: TaskOptions): TaskHandle;
+  task(taskId: string, body: TaskFn<P> | DeferrableTask<P> | OperatorBody, options?: TaskOptions): TaskHandle;
   branch(taskId: string, body: BranchFn<P>, options?: TaskOptions): TaskHandle;
   sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): TaskHandle;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */

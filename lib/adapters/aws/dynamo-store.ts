@@ -30,7 +30,8 @@ import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
 import { DynamoAssets } from './dynamo-assets.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from '../../engine/index.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
+import { DynamoKeptEvents } from './dynamo-events.js';
+import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -74,7 +75,13 @@ export class DynamoStore implements Store {
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
     this.triggers = new DynamoTriggers(this.r, this.t);
     this.assets = new DynamoAssets(this.r, this.t.assets);
+    this.kept = new DynamoKeptEvents(this.r, this.t.kv);
   }
+
+  // Events kept for waits stored after them (dynamo-events.ts).
+  private readonly kept: DynamoKeptEvents;
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
   private readonly maps: DynamoMapCounts;

@@ -17,7 +17,8 @@ import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
 import { MemoryAssets } from './assets.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
+import { MemoryKeptEvents } from './events.js';
+import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -57,6 +58,11 @@ export class MemoryStore extends MemoryAssets implements Store {
   getMapSummary(k: TaskKey) { return this.mapCounts.getMapSummary(k); }
   getMapShards(k: TaskKey, s: readonly number[]) { return this.mapCounts.getMapShards(k, s); }
   listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.mapCounts.listMapped(k); }
+
+  /** Events kept for waits stored after them (events.ts). */
+  private readonly kept = new MemoryKeptEvents();
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // ----------------------------------------------------------------- DAG registry
 

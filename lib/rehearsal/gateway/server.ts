@@ -21,6 +21,7 @@ import type { Gateway, GatewayOptions, Principal } from './index.js';
 import { Scheduler } from './scheduler/emulator.js';
 import { schedulerRoute, serveScheduler } from './scheduler/http.js';
 import { settingsRequest, settingsStores } from './params/index.js';
+import { JobApiError, jobsAndEvents } from './jobs-events.js';
 
 const SERVICES = new Set<Service>(['dynamodb', 'sqs', 's3', 'scheduler', 'ssm', 'secretsmanager']);
 const GATEWAY_HOSTS = ['localhost', '127.0.0.1'];
@@ -44,13 +45,14 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const scope = { region: o.region, accountId: o.accountId };
   const upstreamKey = o.upstreamAccessKeyId ?? 'S3RVER';
   const settings = settingsStores(scope);
+  const extra = jobsAndEvents(o, access);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
     const cred = credentialOf(req.headers, url.searchParams);
     const target = String(req.headers['x-amz-target'] ?? '');
     const service = (cred?.service ?? (target.startsWith('DynamoDB_') ? 'dynamodb' : target.startsWith('AmazonSQS.') ? 'sqs' : 's3')) as Service;
-    if (!SERVICES.has(service)) {
+    if (!SERVICES.has(service) && !extra.serves(service)) {
       return send(res, { status: 400, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'UnknownOperationException' }, body: JSON.stringify({ message: `The rehearsal gateway does not serve the '${service}' service` }) });
     }
     const principal = access.byKey(cred?.accessKeyId ?? '');
@@ -61,7 +63,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     const body = streamS3 ? undefined : await readBody(req);
     let checks: Check[];
     let route: ReturnType<typeof schedulerRoute> | undefined;
-    let local: (() => GatewayResponse) | undefined;
+    let local: (() => GatewayResponse | Promise<GatewayResponse>) | undefined;
     let path = url.pathname + url.search;
     try {
       const json = () => (body && body.length ? JSON.parse(body.toString('utf8')) as Record<string, unknown> : {});
@@ -72,12 +74,15 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
         checks = schedulerChecks(route, scope);
       } else if (service === 'ssm' || service === 'secretsmanager') {
         ({ checks, serve: local } = settingsRequest(service, target, json(), scope, settings, o.clock));
+      } else if (extra.serves(service)) {
+        ({ checks, serve: local } = extra.request(service, req, url, target, body, principal));
       } else {
         const t = s3Target(String(req.headers.host ?? ''), url.pathname, GATEWAY_HOSTS);
         path = t.pathStyle + url.search;
         checks = s3Checks(req.method ?? 'GET', t, url.searchParams, req.headers, body && !chunked ? deleteObjectsKeys(body.toString('utf8')) : []);
       }
     } catch (err) {
+      if (err instanceof JobApiError) return send(res, errorResponse(service, err.status, err.code, err.message));
       const message = err instanceof GatewayError ? err.message : `malformed ${service} request: ${(err as Error).message}`;
       req.resume();
       return send(res, errorResponse(service, 400, service === 's3' ? 'InvalidRequest' : 'ValidationException', message));
@@ -93,7 +98,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     }
 
     if (route) return send(res, serveScheduler(scheduler, route));
-    if (local) return send(res, local());
+    if (local) return send(res, await local());
     if (chunked && body) {
       const payload = decodeAwsChunked(body);
       return forward(req, res, o.upstream.s3, path, upstreamKey, payload, decodedHeaders(req.headers, payload.length));
@@ -125,6 +130,9 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     url,
     decisions: access.decisions,
     scheduler,
+    events: extra.events,
+    jobs: extra.jobs,
+    setJobHooks: (h) => Object.assign(extra.hooks, h),
     evaluate,
     async authorize(p: Principal | string, action: string, resource: string, context?: Record<string, string | string[]>) {
       const c = { action, resource, ...(context ? { context } : {}) };
