@@ -313,10 +313,11 @@ function withTimeout(p: Promise<unknown>, ms: number): Promise<unknown> {
 }
 
 /** `cdk synth` into `out` (about 10 s); the app is bin/app.ts of this project. */
-export async function synth(out: string, context: Record<string, string> = {}): Promise<string> {
+export async function synth(out: string, context: Record<string, string> = {}, app?: string): Promise<string> {
   const cdk = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
   try {
-    await promisify(execFile)(cdk, ['synth', '--quiet', '--output', out, ...Object.entries(context).flatMap(([k, v]) => ['--context', `${k}=${v}`])], {
+    // `app`: another CDK app than cdk.json's (the scenarios' app: bin/app.ts plus their stand-ins).
+    await promisify(execFile)(cdk, ['synth', '--quiet', '--output', out, ...(app ? ['--app', app] : []), ...Object.entries(context).flatMap(([k, v]) => ['--context', `${k}=${v}`])], {
       cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: '1' },
     });
   } catch (cause) {

@@ -15,17 +15,21 @@ import { paths } from './paths.js';
 import { readme } from './readme.js';
 import { recovery } from './recovery.js';
 import { settings } from './settings.js';
+import { data } from './data.js';
 
-export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery, settings };
-export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'settings', 'least-privilege'] as const;
+export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery, settings, data };
+export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'settings', 'data', 'least-privilege'] as const;
 /** What least-privilege replays: every call of these scenarios. */
-export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery', 'settings'] as const;
+export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery', 'settings', 'data'] as const;
 
 /** Virtual start: 2026-01-01T23:50Z, ten minutes before the example DAGs' daily schedules fire. */
 export const SCENARIO_START = Date.parse('2026-01-01T23:50:00Z');
 
 /** CDK context the scenarios synthesize with. */
 export const SCENARIO_CONTEXT = { shards: '2' };
+
+/** The CDK app the scenarios synthesize: bin/app.ts's stack plus the stand-ins for a user's resources (app.ts). */
+export const SCENARIO_APP = 'npx tsx lib/rehearsal/scenarios/app.ts';
 
 export interface ScenarioResult {
   name: string;
@@ -64,7 +68,7 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
   let template: StackTemplate | undefined;
   // One synth for every scenario; two poker shards instead of eight (`-c shards=2`, a
   // supported deploy setting) so that each warped minute costs 3 invocations, not 9.
-  const cdkOut = base.cdkOut ?? (await synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT));
+  const cdkOut = base.cdkOut ?? (await synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT, SCENARIO_APP));
   for (const name of toRun) {
     const started = performance.now();
     let r: Rehearsal | undefined;
