@@ -13,7 +13,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -93,7 +93,10 @@ export class AssetSources extends Construct {
     grantSend(fn, readyQueue.queue.queueArn);
     // EventBridge invokes asynchronously: two retries, then the record to the dead-letter queue.
     const dlq = readyQueue.schedulerDeadLetterQueue;
-    fn.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(6), onFailure: new destinations.SqsDestination(dlq) });
+    // A destination of our own: SqsDestination grants GetQueueUrl and GetQueueAttributes too, which Lambda never calls.
+    const onFailure: lambda.IDestination = { bind: () => ({ destination: dlq.queueArn }) };
+    grantSend(fn, dlq.queueArn);
+    fn.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(6), onFailure });
     const target = () => new targets.LambdaFunction(fn, { deadLetterQueue: dlq, retryAttempts: 185, maxEventAge: Duration.hours(24) });
 
     (sources.buckets ?? []).forEach((b, i) => {

@@ -86,7 +86,6 @@ export async function recordAssetEvent(p: Ports, e: NewAssetEvent): Promise<Reco
   const rec = await p.store.getAssetRecord(e.uri);
   if (!rec) {
     p.log.warn('asset event for an unknown asset dropped', { uri: e.uri, origin: e.origin });
-    p.metrics.count('AssetEventsUnknownAsset');
     return undefined;
   }
   const now = p.clock.now();
@@ -106,7 +105,7 @@ export async function recordAssetEvent(p: Ports, e: NewAssetEvent): Promise<Reco
     if (!dag || dag.paused || !dag.spec.assetSchedule || !conditionUris(dag.spec.assetSchedule).includes(e.uri)) continue;
     const queued = await p.store.queueAssetEvent(dagId, e.uri, put.event.ref, now, ASSET_QUEUE_CAP);
     if (queued !== 'already') out.queuedFor.push(dagId);
-    if (queued === 'overflow') p.metrics.count('AssetQueueOverflow');
+    if (queued === 'overflow') p.log.warn('asset queue full: the event is counted, not listed', { dagId, uri: e.uri, cap: ASSET_QUEUE_CAP });
     if (holds(dag, await p.store.getAssetQueue(dagId))) out.evaluating.push(dagId);
   }
   if (out.evaluating.length) await p.queue.send(out.evaluating.map((dagId) => ({ kind: 'asset', op: 'evaluate', dagId }) as const));

@@ -57,6 +57,6 @@ export async function ingestExternalEvent(p: Ports, e: ExternalAssetEvent): Prom
       report.evaluating += r.evaluating.length;
     }
   }
-  if (!matched) p.metrics.count('ExternalEventsUnmatched');
+  if (!matched) p.log.info('external event matched no asset watcher', { source: e.source });
   return report;
 }
