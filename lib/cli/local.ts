@@ -16,6 +16,7 @@ import { pokeOnce } from '../engine/index.js';
 import { builtinSensors } from '../sensors/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { nextTick } from '../engine/index.js';
+import { describeCondition } from '../engine/index.js';
 import { table, timestamp } from './output.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */
@@ -59,6 +60,7 @@ export async function cmdBuild(dir: string, o: { out?: string; typecheck?: boole
 }
 
 export function scheduleText(d: DagSpec): string {
+  if (d.assetSchedule) return `assets: ${describeCondition(d.assetSchedule)}`;
   if (!d.schedule) return 'manual';
   return d.schedule.kind === 'cron' ? `${d.schedule.expr} (${d.schedule.timezone})` : `every ${d.schedule.everyMs / 1000}s`;
 }
