@@ -58,9 +58,8 @@ export class RunningTaskContext implements TaskContext {
   readonly variables: Variables;
   readonly connections: Connections;
   readonly triggeringAssetEvents: Record<string, TriggeringAssetEvent[]>;
-  /** The task's outlets (asset URIs), for an isolated try's thread. */
-  readonly outletUris: readonly string[];
   private outlets?: OutletEvents;
+  private uris?: readonly string[];
   private vars?: TemplateVars;
 
   constructor(private readonly rc: RunCtx, ti: TaskInstance, p: Ports, readonly signal: AbortSignal) {
@@ -80,7 +79,15 @@ export class RunningTaskContext implements TaskContext {
     this.variables = new Variables(p.secrets);
     this.connections = new Connections(p.secrets);
     this.triggeringAssetEvents = triggeringEventsOf(rc);
-    this.outletUris = hasTask(rc.spec, ti.taskId) ? (taskSpec(rc.spec, ti.taskId).outlets ?? []) : [];
+    this.instanceId = ti.taskId;
+  }
+
+  private readonly instanceId: string;
+
+  /** The task's outlets (asset URIs): looked up on first use (an isolated try's thread gets them). */
+  get outletUris(): readonly string[] {
+    this.uris ??= hasTask(this.rc.spec, this.instanceId) ? (taskSpec(this.rc.spec, this.instanceId).outlets ?? []) : [];
+    return this.uris;
   }
 
   outletEvents(asset: { uri: string } | string): { extra: Record<string, unknown> } {
