@@ -17,6 +17,7 @@ import type { SignalOption } from './options.js';
 import { eventLine, formatDuration, runTable, taskRows, runTaskTable, type RunResult } from './output.js';
 import { UsageError } from './output.js';
 import { holdAssetConsumers, runsSince } from './run-follow.js';
+import { localJobs } from './jobs.js';
 
 export interface RunOptions {
   dag?: string;
@@ -35,6 +36,8 @@ export interface RunOptions {
   typecheck?: boolean;
   /** Also run the runs the runs' asset events trigger among the DAGs of the folder (default true; `--no-follow`). */
   follow?: boolean;
+  /** Operators' jobs simulated (they succeed a minute after they start) instead of started on AWS. */
+  mockOperators?: boolean;
 }
 
 /** Opens the store the options ask for; `close` stops what was started for it. */
@@ -100,8 +103,10 @@ async function runAll(
   const clock = o.timeWarp ? new VirtualClock(Date.now()) : new SystemClock();
   const copies = o.runs ?? 1;
   const print = !o.json && !o.quiet;
-  const rt = new EmbeddedRuntime({
-    bundles: w.bundles, clock, schedules: false, sensors: builtinSensors(), store: w.store,
+  let rt: EmbeddedRuntime | undefined;
+  const jobs = localJobs(() => rt!, { mock: o.mockOperators });
+  rt = new EmbeddedRuntime({
+    bundles: w.bundles, clock, schedules: false, sensors: builtinSensors(), store: w.store, jobs: jobs.drivers, config: jobs.config,
     concurrency: o.concurrency ?? 8, log: terminalLog(!print || copies > 1),
     onEvent: print && copies === 1 ? (e: StateEvent) => process.stdout.write(`${eventLine(e, clock.now())}\n`) : undefined,
   });

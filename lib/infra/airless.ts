@@ -11,6 +11,8 @@ import { ReadyQueue } from './ready-queue.js';
 import { Schedules } from './schedules.js';
 import { StateTables } from './state-tables.js';
 import { AssetSources, type AssetSourcesProps } from './asset-sources.js';
+import { Events } from './events.js';
+import { grantJobs, type JobsProps } from './jobs.js';
 
 export interface AirlessProps {
   /**
@@ -76,6 +78,14 @@ export interface AirlessProps {
    * @default none
    */
   readonly assetSources?: AssetSourcesProps;
+  /**
+   * What the operators may start (clusters and task definitions, job queues, Glue jobs,
+   * state machines, Athena workgroups and buckets, EMR Serverless applications, functions)
+   * and the roles their jobs may be given: the worker gets exactly those submit and stop
+   * grants, the poker the describes (lib/infra/jobs.ts, docs/jobs.md).
+   * @default none: an operator's submit is refused by IAM, and its try says so
+   */
+  readonly jobs?: JobsProps;
 }
 
 /**
@@ -96,6 +106,8 @@ export class Airless extends Construct {
   public readonly monitoring: Monitoring;
   /** External sources of asset events, when `assetSources` is given. */
   public readonly assetSources?: AssetSources;
+  /** The Airless event bus and the rules that route events to the events function. */
+  public readonly events: Events;
 
   constructor(scope: Construct, id: string, props: AirlessProps = {}) {
     super(scope, id);
@@ -113,6 +125,7 @@ export class Airless extends Construct {
     this.readyQueue = new ReadyQueue(this, 'ReadyQueue', { workerTimeout, removalPolicy });
     this.bundles = new BundleBucket(this, 'Bundles', { removalPolicy, runRetention: props.runRetention });
     this.schedules = new Schedules(this, 'Schedules', { readyQueue: this.readyQueue });
+    this.events = new Events(this, 'Events', { jobs: props.jobs, removalPolicy });
     this.functions = new Functions(this, 'Functions', {
       state: this.state,
       readyQueue: this.readyQueue,
@@ -130,11 +143,16 @@ export class Airless extends Construct {
       taskPolicies: props.taskPolicies,
       logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy,
+      eventsDeadLetterQueue: this.events.deadLetterQueue,
     });
+    this.events.routeTo(this.functions.events);
+    grantJobs(this, props.jobs, { worker: this.functions.worker, poker: this.functions.poker });
     this.bundles.onManifest(this.functions.registerBundle);
     this.schedules.addSystemSchedules({ tick: this.functions.tick, poker: this.functions.poker, shards });
     if (props.assetSources) {
-      this.assetSources = new AssetSources(this, 'AssetSources', { sources: props.assetSources, functions: this.functions, state: this.state, readyQueue: this.readyQueue });
+      this.assetSources = new AssetSources(this, 'AssetSources', {
+        sources: props.assetSources, functions: this.functions, state: this.state, readyQueue: this.readyQueue, airlessBus: this.events.bus,
+      });
     }
     this.monitoring = new Monitoring(this, 'Monitoring', {
       functions: {
@@ -142,11 +160,13 @@ export class Airless extends Construct {
         worker: this.functions.worker,
         poker: this.functions.poker,
         registerBundle: this.functions.registerBundle,
+        events: this.functions.events,
       },
       readyQueue: this.readyQueue.queue,
       deadLetterQueues: {
         ready: this.readyQueue.deadLetterQueue,
         scheduler: this.readyQueue.schedulerDeadLetterQueue,
+        events: this.events.deadLetterQueue,
       },
       tables: this.state.all,
       alarmTopic: props.alarmTopic,

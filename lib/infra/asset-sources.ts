@@ -35,8 +35,8 @@ export interface AssetBucketSource {
 /** An EventBridge pattern whose events may feed assets. */
 export interface AssetEventPatternSource {
   readonly pattern: events.EventPattern;
-  /** @default the account's default bus (AWS services' events) */
-  readonly bus?: events.IEventBus;
+  /** A bus, or `'airless'` for the Airless bus (where your systems put events). @default the account's default bus (AWS services' events) */
+  readonly bus?: events.IEventBus | 'airless';
 }
 
 export interface AssetSourcesProps {
@@ -64,6 +64,8 @@ export interface AssetSourcesConstructProps {
   readonly functions: Functions;
   readonly state: StateTables;
   readonly readyQueue: ReadyQueue;
+  /** The Airless bus, which `bus: 'airless'` names. */
+  readonly airlessBus?: events.IEventBus;
 }
 
 const bucketName = (b: s3.IBucket | string) => (typeof b === 'string' ? b : b.bucketName);
@@ -110,7 +112,9 @@ export class AssetSources extends Construct {
       }));
     });
     (sources.eventPatterns ?? []).forEach((p, i) => {
-      this.rules.push(new events.Rule(this, `Pattern${i}`, { description: 'Airless assets: an EventBridge pattern', eventPattern: p.pattern, eventBus: p.bus, targets: [target()] }));
+      if (p.bus === 'airless' && !props.airlessBus) throw new InvalidInputError(`assetSources.eventPatterns[${i}]: bus 'airless' needs the Airless construct's bus`);
+      const eventBus = p.bus === 'airless' ? props.airlessBus : p.bus;
+      this.rules.push(new events.Rule(this, `Pattern${i}`, { description: 'Airless assets: an EventBridge pattern', eventPattern: p.pattern, eventBus, targets: [target()] }));
     });
     (sources.queues ?? []).forEach((q, i) => {
       grantEventSource(fn, q.queueArn);

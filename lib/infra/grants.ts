@@ -19,7 +19,7 @@ import type { StateTables } from './state-tables.js';
 import type { TableId } from './table-definitions.js';
 
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
-export type FunctionKey = 'tick' | 'worker' | 'poker' | 'registerBundle';
+export type FunctionKey = 'tick' | 'worker' | 'poker' | 'registerBundle' | 'events';
 
 /** Per function, per table: the actions its code paths send. */
 export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, readonly DynamoAction[]>>>> = {
@@ -53,6 +53,15 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     tasks: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     triggers: ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     kv: ['GetItem', 'UpdateItem'],
+  },
+  // an event: kept under its keys (kv), the waits under them listed (byEvent index), each
+  // matching task resumed (annotate, then queued: with its run's slot counter when
+  // maxActiveTasks binds), and its wait's row deleted.
+  events: {
+    runs: ['GetItem', 'UpdateItem'],
+    tasks: ['GetItem', 'UpdateItem'],
+    triggers: ['DeleteItem', 'Query'],
+    kv: ['UpdateItem'],
   },
   // the DAG registry: upsert, list, delete DAGs a new bundle no longer has (and their specs in kv).
   registerBundle: {

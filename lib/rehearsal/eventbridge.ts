@@ -83,15 +83,16 @@ export function wireEventsAndJobs(d: EventWiringDeps): EventWiring {
         const fn = fnByArn(arn)!;
         if ((d.refused.get(fn.spec.logicalId) ?? 0) > d.clock()) throw new JobApiError('TooManyRequestsException', 'Rate Exceeded.', 429);
         if (type === 'Event') {
-          d.asyncInvoker.enqueue(fn, payload);
-          return {};
+          const requestId = randomUUID();
+          d.asyncInvoker.enqueue(fn, payload, { requestId });
+          return { requestId };
         }
         const r = await fn.invoke(payload);
         return r.ok ? { result: r.result } : { error: r.error! };
       },
     },
   });
-  d.asyncInvoker.onFinish = (fn, event, r, attempts) => void destinations(d, fn, event, r, attempts).catch(d.onError);
+  d.asyncInvoker.onFinish = (fn, event, r, attempts, requestId) => void destinations(d, fn, event, r, attempts, requestId).catch(d.onError);
 
   const s3 = s3Events(d);
   let unsupported = 0;
@@ -122,7 +123,7 @@ async function deliver(d: EventWiringDeps, x: Delivery, fnByArn: (arn: string) =
   } catch {
     // An InputTransformer may make plain text: the function gets it as a string.
   }
-  const done = new Promise<InvokeResult>((resolve) => d.asyncInvoker.enqueue(fn, payload, resolve));
+  const done = new Promise<InvokeResult>((resolve) => d.asyncInvoker.enqueue(fn, payload, { onDone: resolve }));
   return { done };
 }
 
@@ -141,15 +142,16 @@ async function sendToQueue(d: EventWiringDeps, arn: string, body: string, attrib
  * - Success|Failure" with the invocation record as detail; a queue gets the record. Sent with
  * the function's role, as Lambda sends them.
  */
-async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: unknown, r: InvokeResult, attempts: number): Promise<void> {
+async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: unknown, r: InvokeResult, attempts: number, requestId: string): Promise<void> {
   const t = d.template;
+  if (!r.ok) await deadLetter(d, fn, event, r, requestId);
   const config = t.ofType('AWS::Lambda::EventInvokeConfig').map(([id]) => t.props(id) as Record<string, any>)
     .find((c) => c.FunctionName === fn.spec.name || c.FunctionName === fn.spec.arn);
   const destination = (r.ok ? config?.DestinationConfig?.OnSuccess : config?.DestinationConfig?.OnFailure)?.Destination as string | undefined;
   if (!destination) return;
   const record = {
     version: '1.0', timestamp: new Date(d.clock()).toISOString(),
-    requestContext: { requestId: randomUUID(), functionArn: `${fn.spec.arn}:$LATEST`, condition: r.ok ? 'Success' : 'RetriesExhausted', approximateInvokeCount: attempts },
+    requestContext: { requestId, functionArn: `${fn.spec.arn}:$LATEST`, condition: r.ok ? 'Success' : 'RetriesExhausted', approximateInvokeCount: attempts },
     requestPayload: event,
     responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(r.ok ? {} : { functionError: 'Unhandled' }) },
     responsePayload: r.ok ? r.result : { errorType: r.error?.errorType, errorMessage: r.error?.errorMessage, trace: [] },
@@ -166,6 +168,20 @@ async function destinations(d: EventWiringDeps, fn: RehearsalFunction, event: un
   } else {
     d.onError(new Error(`the rehearsal does not send ${fn.spec.logicalId}'s results to ${destination}`));
   }
+}
+
+/**
+ * A function's own dead-letter queue (its DeadLetterConfig): an asynchronous event that failed
+ * every try goes there, sent with the function's role, with the attributes Lambda sets
+ * (RequestID, ErrorCode, ErrorMessage).
+ */
+async function deadLetter(d: EventWiringDeps, fn: RehearsalFunction, event: unknown, r: InvokeResult, requestId: string): Promise<void> {
+  const [id] = d.template.ofType('AWS::Lambda::Function').find(([x]) => x === fn.spec.logicalId) ?? [];
+  const target = id ? ((d.template.props(id) as { DeadLetterConfig?: { TargetArn?: string } }).DeadLetterConfig?.TargetArn) : undefined;
+  if (!target) return;
+  if (target.split(':')[2] !== 'sqs') return d.onError(new Error(`the rehearsal does not send ${fn.spec.logicalId}'s failed events to ${target}`));
+  if (!(await d.gateway.authorize(fn.spec.logicalId, 'sqs:SendMessage', target))) return;
+  await sendToQueue(d, target, JSON.stringify(event), { RequestID: requestId, ErrorCode: '200', ErrorMessage: r.error?.errorMessage ?? r.error?.errorType ?? 'failed' });
 }
 
 /**

@@ -312,11 +312,10 @@ function withTimeout(p: Promise<unknown>, ms: number): Promise<unknown> {
   return Promise.race([p, new Promise((resolve) => { t = setTimeout(resolve, ms); t.unref(); })]).finally(() => clearTimeout(t));
 }
 
-/** `cdk synth` into `out` (about 10 s); the app is bin/app.ts of this project. */
+/** `cdk synth` into `out` (about 10 s); the app is bin/app.ts of this project unless `app` names another command. */
 export async function synth(out: string, context: Record<string, string> = {}, app?: string): Promise<string> {
   const cdk = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
   try {
-    // `app`: another CDK app than cdk.json's (the scenarios' app: bin/app.ts plus their stand-ins).
     await promisify(execFile)(cdk, ['synth', '--quiet', '--output', out, ...(app ? ['--app', app] : []), ...Object.entries(context).flatMap(([k, v]) => ['--context', `${k}=${v}`])], {
       cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: '1' },
     });

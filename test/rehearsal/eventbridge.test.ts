@@ -14,6 +14,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { matchesPattern, waitPattern } from '../../lib/engine/index.js';
+import { awsJobDrivers } from '../../lib/operators/index.js';
+import type { BusEvent } from '../../lib/rehearsal/gateway/index.js';
 import { startRehearsal, type Rehearsal } from '../../lib/rehearsal/rehearsal.js';
 
 const getAtt = (id: string, attr = 'Arn') => ({ 'Fn::GetAtt': [id, attr] });
@@ -25,6 +28,7 @@ const fromRule = (queue: string, ...rules: string[]) => ({
 const TEMPLATE = {
   Resources: {
     Sink: { Type: 'AWS::SQS::Queue', Properties: {} },
+    HandlerDlq: { Type: 'AWS::SQS::Queue', Properties: {} },
     SinkPolicy: fromRule('Sink', 'S3Rule', 'ResultsRule'),
     Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'airless-bus' } },
     Data: { Type: 'AWS::S3::Bucket', Properties: {} },
@@ -32,11 +36,12 @@ const TEMPLATE = {
     HandlerRole: { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] } } },
     HandlerPolicy: { Type: 'AWS::IAM::Policy', Properties: { PolicyName: 'HandlerPolicy', Roles: [{ Ref: 'HandlerRole' }], PolicyDocument: { Version: '2012-10-17', Statement: [
       { Effect: 'Allow', Action: 'events:PutEvents', Resource: getAtt('Bus') },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: getAtt('HandlerDlq') },
       { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: 'arn:aws:logs:us-east-1:000000000000:log-group:/aws/lambda/EvTest-Handler:*' },
     ] } } },
     Handler: {
       Type: 'AWS::Lambda::Function', Metadata: { 'aws:asset:path': 'asset.handler' },
-      Properties: { Runtime: 'nodejs24.x', Handler: 'index.handler', Role: getAtt('HandlerRole'), Timeout: 10 },
+      Properties: { Runtime: 'nodejs24.x', Handler: 'index.handler', Role: getAtt('HandlerRole'), Timeout: 10, DeadLetterConfig: { TargetArn: getAtt('HandlerDlq') } },
     },
     HandlerFromJobs: { Type: 'AWS::Lambda::Permission', Properties: { Action: 'lambda:InvokeFunction', FunctionName: getAtt('Handler'), Principal: 'events.amazonaws.com', SourceArn: getAtt('JobsRule') } },
     HandlerResults: { Type: 'AWS::Lambda::EventInvokeConfig', Properties: { FunctionName: { Ref: 'Handler' }, Qualifier: '$LATEST', MaximumRetryAttempts: 0, DestinationConfig: { OnSuccess: { Destination: getAtt('Bus') } } } },
@@ -48,7 +53,10 @@ const TEMPLATE = {
   },
 };
 
-const HANDLER = `export const handler = async (event) => ({ seen: event['detail-type'], exit: event.detail?.containers?.[0]?.exitCode });\n`;
+const HANDLER = `export const handler = async (event) => {
+  if (event.fail) throw new Error('cannot handle ' + event.fail);
+  return { seen: event['detail-type'], exit: event.detail?.containers?.[0]?.exitCode };
+};\n`;
 
 describe.skipIf(!inject('dynamodbEndpoint'))('EventBridge in a running rehearsal', () => {
   let dir = '';
@@ -118,4 +126,27 @@ describe.skipIf(!inject('dynamodbEndpoint'))('EventBridge in a running rehearsal
     expect(allowed('Handler', 'events:PutEvents')).toEqual([r.gateway.events.busArn('airless-bus')]);
     expect(r.accessDenied()).toEqual([]);
   });
+
+  it('lambdaInvoke\'s driver: the Invoke\'s request id is the one the destination record carries, so its wait matches', async () => {
+    const drivers = awsJobDrivers({ endpoint: r.endpoint, credentials: { accessKeyId: 'AKIACLI', secretAccessKey: 'x' }, maxAttempts: 1 });
+    const d = drivers.lambda_invoke!;
+    const sub = await d.submit({ FunctionName: r.template.physicalName('Handler'), Payload: { 'detail-type': 'direct' } }, { dagId: 'd', runId: 'r', taskId: 'score', tryNumber: 1, name: 'd-score-1' });
+    let matched: BusEvent | undefined;
+    await r.until(() => (matched = r.gateway.events.events.map((e) => e.event).find((e) => matchesPattern(waitPattern(sub.wait), e))) !== undefined, 'the destination event', 20_000);
+    expect(d.fromEvent(sub.ref, matched as never)).toMatchObject({ state: 'succeeded', value: expect.objectContaining({ requestId: sub.ref.id }) });
+    await r.until(async () => (await sink()).length >= 1 && r.idle(), 'the sink to drain', 20_000);
+  });
+
+  it('an asynchronous event that fails every try goes to the function\'s dead-letter queue, sent with its role, with Lambda\'s attributes', async () => {
+    const drivers = awsJobDrivers({ endpoint: r.endpoint, credentials: { accessKeyId: 'AKIACLI', secretAccessKey: 'x' }, maxAttempts: 1 });
+    const sub = await drivers.lambda_invoke!.submit({ FunctionName: r.template.physicalName('Handler'), Payload: { fail: 'order 7' } }, { dagId: 'd', runId: 'r', taskId: 'bad', tryNumber: 1, name: 'd-bad-1' });
+    const q = r.resources.queues.find((x) => x.logicalId === 'HandlerDlq')!;
+    let got: { Body?: string; MessageAttributes?: Record<string, { StringValue?: string }> }[] = [];
+    await r.until(async () => (got = (await r.direct.sqs.send(new ReceiveMessageCommand({ QueueUrl: q.localUrl, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }))).Messages ?? []).length > 0, 'the dead letter', 20_000);
+    expect(JSON.parse(got[0]!.Body!)).toEqual({ fail: 'order 7' });
+    expect(Object.fromEntries(Object.entries(got[0]!.MessageAttributes!).map(([k, v]) => [k, v.StringValue]))).toEqual({ RequestID: sub.ref.id, ErrorCode: '200', ErrorMessage: 'cannot handle order 7' });
+    expect(r.gateway.decisions.some((d) => d.principal === 'Handler' && d.action === 'sqs:SendMessage' && d.allowed)).toBe(true);
+    await r.until(() => r.idle(), 'idle', 20_000);
+  });
 });
+

@@ -41,10 +41,15 @@ describe('rehearsal gateway: EventBridge', () => {
   beforeAll(async () => {
     gw = await startGateway({
       ...scope, upstream: { dynamodb: 'http://127.0.0.1:1', sqs: 'http://127.0.0.1:1', s3: 'http://127.0.0.1:1' },
-      resourcePolicies: { [fnArn]: fromRule(ruleArn('default', 'jobs')), [queueArn]: fromRule(ruleArn('airless', 'mine')), [dlqArn]: fromRule(ruleArn('default', 'jobs')) },
+      resourcePolicies: {
+        [fnArn]: fromRule(ruleArn('default', 'jobs')), [queueArn]: fromRule(ruleArn('airless', 'mine')), [dlqArn]: fromRule(ruleArn('default', 'jobs')),
+        // A bus whose policy refuses what the caller's own policy allows.
+        [busArn('locked')]: { Version: '2012-10-17', Statement: [{ Sid: 'NoApp', Effect: 'Deny', Principal: '*', Action: 'events:PutEvents', Resource: busArn('locked'), Condition: { 'ForAnyValue:StringLike': { 'events:source': 'app.*' } } }] },
+      },
       principals: [worker], clock: () => now,
     });
     gw.events.createBus('airless');
+    gw.events.createBus('locked');
     gw.events.putRule({ Name: 'jobs', EventPattern: { source: ['aws.ecs', 'aws.batch'], detail: { lastStatus: ['STOPPED'] } }, Targets: [{ Id: 'fn', Arn: fnArn, DeadLetterConfig: { Arn: dlqArn }, RetryPolicy: { MaximumRetryAttempts: 2 } }] });
     gw.events.putRule({ Name: 'mine', EventBusName: 'airless', EventPattern: { source: [{ prefix: 'app.' }] }, Targets: [
       { Id: 'q', Arn: queueArn, InputTransformer: { InputPathsMap: { who: '$.detail.who', n: '$.detail.n' }, InputTemplate: '{"greeting":"hello <who>","n":<n>,"rule":"<aws.events.rule-name>"}' } },
@@ -89,6 +94,13 @@ describe('rehearsal gateway: EventBridge', () => {
 
     await expect(asWorker.send(new PutEventsCommand({ Entries: [{ Source: 'app.orders', DetailType: 'x', Detail: '{}' }] }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
     await expect(asWorker.send(new PutEventsCommand({ Entries: [{ EventBusName: 'airless', Source: 'other', DetailType: 'x', Detail: '{}' }] }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+
+  it('the bus\'s resource policy is evaluated beside the caller\'s: its explicit deny wins', async () => {
+    await expect(cli.send(new PutEventsCommand({ Entries: [{ EventBusName: 'locked', Source: 'app.orders', DetailType: 'x', Detail: '{}' }] }))).rejects.toMatchObject({
+      name: 'AccessDeniedException', message: expect.stringContaining('explicit deny in a resource-based policy'),
+    });
+    expect(await cli.send(new PutEventsCommand({ Entries: [{ EventBusName: 'locked', Source: 'ops.audit', DetailType: 'x', Detail: '{}' }] }))).toMatchObject({ FailedEntryCount: 0 });
   });
 
   it('refuses entries as EventBridge does, one by one: aws.* sources, malformed detail, a missing field, an unknown bus', async () => {

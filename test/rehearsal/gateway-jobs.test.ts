@@ -13,49 +13,14 @@ import { BatchStopJobRunCommand, GetJobRunCommand, GlueClient, StartJobRunComman
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type BusEvent, type Gateway, type Principal } from '../../lib/rehearsal/gateway/index.js';
-
-const ACCOUNT = '000000000000';
-const A = `us-east-1:${ACCOUNT}`;
-const scope = { region: 'us-east-1', accountId: ACCOUNT };
-const role = (name: string) => `arn:aws:iam::${ACCOUNT}:role/${name}`;
-const cluster = `arn:aws:ecs:${A}:cluster/jobs`;
-const taskDef = `arn:aws:ecs:${A}:task-definition/etl:3`;
-const queue = `arn:aws:batch:${A}:job-queue/nightly`;
-const jobDef = `arn:aws:batch:${A}:job-definition/crunch:2`;
-const machine = `arn:aws:states:${A}:stateMachine:orders`;
-const app = `arn:aws:emr-serverless:${A}:/applications/00f1app`;
-const fn = `arn:aws:lambda:${A}:function:scorer`;
-
-// What `new Airless(…, { jobs })` grants a worker: the named resources, and PassRole per service.
-const worker: Principal = {
-  accessKeyId: 'AKIAWORKER', name: 'Worker', roleArn: role('Worker'),
-  policies: [{ name: 'Jobs', document: { Version: '2012-10-17', Statement: [
-    { Sid: 'EcsRun', Effect: 'Allow', Action: 'ecs:RunTask', Resource: `arn:aws:ecs:${A}:task-definition/etl:*`, Condition: { ArnEquals: { 'ecs:cluster': cluster } } },
-    { Sid: 'EcsTasks', Effect: 'Allow', Action: ['ecs:DescribeTasks', 'ecs:StopTask'], Resource: `arn:aws:ecs:${A}:task/jobs/*` },
-    { Sid: 'EcsPass', Effect: 'Allow', Action: 'iam:PassRole', Resource: [role('etl-task'), role('etl-exec')], Condition: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } } },
-    { Sid: 'Batch', Effect: 'Allow', Action: 'batch:SubmitJob', Resource: [queue, `arn:aws:batch:${A}:job-definition/crunch:*`] },
-    { Sid: 'BatchRead', Effect: 'Allow', Action: 'batch:DescribeJobs', Resource: '*' },
-    { Sid: 'BatchStop', Effect: 'Allow', Action: 'batch:TerminateJob', Resource: `arn:aws:batch:${A}:job/*` },
-    { Sid: 'Glue', Effect: 'Allow', Action: ['glue:StartJobRun', 'glue:GetJobRun', 'glue:BatchStopJobRun'], Resource: `arn:aws:glue:${A}:job/load` },
-    { Sid: 'Sfn', Effect: 'Allow', Action: 'states:StartExecution', Resource: machine },
-    { Sid: 'SfnRuns', Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: `arn:aws:states:${A}:execution:orders:*` },
-    { Sid: 'Athena', Effect: 'Allow', Action: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:StopQueryExecution'], Resource: `arn:aws:athena:${A}:workgroup/reports` },
-    { Sid: 'Results', Effect: 'Allow', Action: ['s3:GetBucketLocation', 's3:PutObject'], Resource: ['arn:aws:s3:::results', 'arn:aws:s3:::results/athena/*'] },
-    { Sid: 'Emr', Effect: 'Allow', Action: 'emr-serverless:StartJobRun', Resource: app },
-    { Sid: 'EmrRuns', Effect: 'Allow', Action: ['emr-serverless:GetJobRun', 'emr-serverless:CancelJobRun'], Resource: `${app}/jobruns/*` },
-    { Sid: 'EmrPass', Effect: 'Allow', Action: 'iam:PassRole', Resource: role('spark'), Condition: { StringEquals: { 'iam:PassedToService': 'emr-serverless.amazonaws.com' } } },
-    { Sid: 'Invoke', Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: fn },
-  ] } }],
-};
-
-// The queue the test's rule sends every event to lets EventBridge send.
-const sinkPolicy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow' as const, Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: `arn:aws:sqs:${A}:sink` }] };
+import type { BusEvent, Gateway } from '../../lib/rehearsal/gateway/index.js';
+import { A, app, cluster, fn, jobDef, jobsGateway, machine, queue, role, taskDef, worker } from './jobs-fixture.js';
 
 describe('rehearsal gateway: job services', () => {
   let gw: Gateway;
-  let now = Date.parse('2026-01-01T00:00:00Z');
-  const events: BusEvent[] = [];
+  let events: BusEvent[] = [];
+  let advance: (ms: number) => Promise<void>;
+  let clock: () => number;
   const written = new Map<string, string>();
   const invoked: { arn: string; payload: unknown; type: string }[] = [];
   const clients: { destroy(): void }[] = [];
@@ -66,35 +31,10 @@ describe('rehearsal gateway: job services', () => {
   };
   let ecs: ECSClient, batch: BatchClient, glue: GlueClient, sfn: SFNClient, athena: AthenaClient, emr: EMRServerlessClient, lambda: LambdaClient;
 
-  /** Moves the clock, running every job step and delivery due on the way. */
-  async function advance(ms: number): Promise<void> {
-    const end = now + ms;
-    for (;;) {
-      await gw.jobs.runDue(now);
-      await gw.events.runDue(now);
-      const next = [gw.jobs.nextDue(), gw.events.nextDue()].filter((x): x is number => x !== undefined && x <= end);
-      if (next.length === 0) break;
-      now = Math.min(...next);
-    }
-    now = end;
-    await gw.jobs.runDue(now);
-    await gw.events.runDue(now);
-  }
   const of = (source: string) => events.filter((e) => e.source === source);
 
   beforeAll(async () => {
-    gw = await startGateway({ ...scope, upstream: { dynamodb: 'http://127.0.0.1:1', sqs: 'http://127.0.0.1:1', s3: 'http://127.0.0.1:1' }, resourcePolicies: { [`arn:aws:sqs:${A}:sink`]: sinkPolicy }, principals: [worker], clock: () => now });
-    const r = gw.jobs.resources;
-    r.clusters.set('jobs', cluster);
-    r.taskDefinitions.push({ arn: taskDef, family: 'etl', revision: 3, containers: [{ name: 'app', image: 'etl:1', essential: true }, { name: 'sidecar', image: 'log:1', essential: false }], taskRoleArn: role('etl-task'), executionRoleArn: role('etl-exec'), requiresCompatibilities: ['FARGATE'], cpu: '256', memory: '512' });
-    r.jobQueues.set('nightly', queue);
-    r.jobDefinitions.push({ arn: jobDef, name: 'crunch', revision: 2, type: 'container', image: 'crunch:1', command: ['run'] });
-    r.glueJobs.set('load', { name: 'load', timeoutMinutes: 30, maxConcurrentRuns: 1, glueVersion: '4.0' });
-    r.stateMachines.push({ arn: machine, name: 'orders', type: 'STANDARD' });
-    r.workgroups.set('reports', { name: 'reports', outputLocation: 's3://results/athena/', enforce: true });
-    r.emrApplications.push({ id: '00f1app', arn: app, name: 'spark', releaseLabel: 'emr-7.1.0', type: 'SPARK' });
-    gw.events.putRule({ Name: 'all', EventPattern: { source: [{ prefix: 'aws.' }] }, Targets: [{ Id: 'sink', Arn: `arn:aws:sqs:${A}:sink` }] });
-    gw.events.setSink({ deliver: async (d) => void events.push(d.event), deadLetter: async () => {} });
+    ({ gw, events, advance, now: clock } = await jobsGateway());
     gw.setJobHooks({
       writeObject: async (bucket, key, body) => void written.set(`${bucket}/${key}`, body),
       lambda: {
@@ -123,7 +63,7 @@ describe('rehearsal gateway: job services', () => {
 
   it('ECS: a 40-minute task runs to exit code 0, each change an "ECS Task State Change" with the Task as detail', async () => {
     gw.jobs.behave({ service: 'ecs', name: 'etl' }, { durationMs: 40 * 60_000, exitCode: 0 });
-    const started = now;
+    const started = clock();
     const run = await ecs.send(new RunTaskCommand({ cluster: 'jobs', taskDefinition: 'etl', launchType: 'FARGATE', overrides: { containerOverrides: [{ name: 'app', command: ['go'] }] } }));
     const task = run.tasks![0]!;
     expect(task).toMatchObject({ clusterArn: cluster, taskDefinitionArn: taskDef, lastStatus: 'PROVISIONING', desiredStatus: 'RUNNING', launchType: 'FARGATE', group: 'family:etl' });
@@ -180,7 +120,7 @@ describe('rehearsal gateway: job services', () => {
     const changes = of('aws.batch');
     expect(changes.map((e) => (e.detail as { status: string }).status)).toEqual(['PENDING', 'RUNNABLE', 'STARTING', 'RUNNING', 'SUCCEEDED']);
     expect(changes.at(-1)).toMatchObject({ 'detail-type': 'Batch Job State Change', resources: [sub.jobArn] });
-    expect(changes.at(-1)!.detail).toMatchObject({ jobId: sub.jobId, jobName: 'nightly-1', jobQueue: queue, jobDefinition: jobDef, container: { exitCode: 0, command: ['run', '--full'], logStreamName: expect.stringMatching(/^crunch\/default\//) }, stoppedAt: now });
+    expect(changes.at(-1)!.detail).toMatchObject({ jobId: sub.jobId, jobName: 'nightly-1', jobQueue: queue, jobDefinition: jobDef, container: { exitCode: 0, command: ['run', '--full'], logStreamName: expect.stringMatching(/^crunch\/default\//) }, stoppedAt: clock() });
     const second = await batch.send(new SubmitJobCommand({ jobName: 'nightly-2', jobQueue: queue, jobDefinition: 'crunch:2' }));
     await advance(10 * 60_000);
     await batch.send(new TerminateJobCommand({ jobId: second.jobId, reason: 'Airless: task cleared' }));
@@ -248,7 +188,9 @@ describe('rehearsal gateway: job services', () => {
     const got = (await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: q.QueryExecutionId }))).QueryExecution!;
     expect(got).toMatchObject({ Status: { State: 'SUCCEEDED' }, ResultConfiguration: { OutputLocation: `s3://results/athena/${q.QueryExecutionId}.csv` }, StatementType: 'DML', WorkGroup: 'reports' });
     expect(written.get(`results/athena/${q.QueryExecutionId}.csv`)).toBe('"day","n"\n"2026-01-01","42"\n');
-    expect(gw.decisions.filter((d) => d.principal === 'Worker' && d.action.startsWith('s3:')).map((d) => d.action)).toEqual(['s3:GetBucketLocation', 's3:PutObject']);
+    expect(gw.decisions.filter((d) => d.principal === 'Worker' && d.action.startsWith('s3:')).map((d) => d.action)).toEqual([
+      's3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads', 's3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts', 's3:PutObject',
+    ]);
     expect(of('aws.athena').map((e) => e.detail)).toEqual([
       { currentState: 'QUEUED', queryExecutionId: q.QueryExecutionId, sequenceNumber: '1', statementType: 'DML', versionId: '0', workgroupName: 'reports' },
       { currentState: 'RUNNING', previousState: 'QUEUED', queryExecutionId: q.QueryExecutionId, sequenceNumber: '2', statementType: 'DML', versionId: '0', workgroupName: 'reports' },
@@ -267,13 +209,18 @@ describe('rehearsal gateway: job services', () => {
     await expect(admin.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', WorkGroup: 'ghost' }))).rejects.toMatchObject({ name: 'InvalidRequestException', message: 'WorkGroup ghost is not found.' });
   });
 
-  it('Athena: a caller without the result bucket fails its query (the write is the caller\'s), not the call', async () => {
-    gw.jobs.behave({ service: 'athena', name: 'primary' }, { durationMs: 5_000 });
+  it('Athena: a caller without rights on the result location fails its query (Athena writes with the caller\'s rights), not the call', async () => {
+    gw.jobs.behave({ service: 'athena', name: 'adhoc' }, { durationMs: 5_000 }, { durationMs: 5_000 });
+    const denied = await athena.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', WorkGroup: 'adhoc', ResultConfiguration: { OutputLocation: 's3://elsewhere/q' } }));
     const admin = client((o) => new AthenaClient(o), 'AKIACLI');
-    const q = await admin.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', ResultConfiguration: { OutputLocation: 's3://results/adhoc' } }));
+    const allowed = await admin.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 1', WorkGroup: 'adhoc', ResultConfiguration: { OutputLocation: 's3://elsewhere/q' } }));
     await advance(5_000);
-    expect((await admin.send(new GetQueryExecutionCommand({ QueryExecutionId: q.QueryExecutionId }))).QueryExecution!.Status!.State).toBe('SUCCEEDED');
-    expect(written.has(`results/adhoc/${q.QueryExecutionId}.csv`)).toBe(true);
+    expect((await athena.send(new GetQueryExecutionCommand({ QueryExecutionId: denied.QueryExecutionId }))).QueryExecution!.Status).toMatchObject({
+      State: 'FAILED', StateChangeReason: `Access denied when writing output to url: s3://elsewhere/q/${denied.QueryExecutionId}.csv (s3:GetBucketLocation)`,
+    });
+    expect((await admin.send(new GetQueryExecutionCommand({ QueryExecutionId: allowed.QueryExecutionId }))).QueryExecution!.Status!.State).toBe('SUCCEEDED');
+    expect(written.has(`elsewhere/q/${allowed.QueryExecutionId}.csv`)).toBe(true);
+    expect(written.has(`elsewhere/q/${denied.QueryExecutionId}.csv`)).toBe(false);
   });
 
   it('EMR Serverless: StartJobRun passes the execution role; SUBMITTED … SUCCESS and CANCELLING, CANCELLED as events', async () => {
@@ -315,7 +262,7 @@ describe('rehearsal gateway: job services', () => {
 
   it('answerAfterEvents: the submit call is answered only once the job ended and its events were delivered', async () => {
     gw.jobs.behave({ service: 'batch', name: 'quick' }, { durationMs: 0, answerAfterEvents: true });
-    const stepping = setInterval(() => void gw.jobs.runDue(now + 10_000).then(() => gw.events.runDue(now + 10_000)), 5);
+    const stepping = setInterval(() => void gw.jobs.runDue(clock() + 10_000).then(() => gw.events.runDue(clock() + 10_000)), 5);
     try {
       const sub = await batch.send(new SubmitJobCommand({ jobName: 'quick', jobQueue: 'nightly', jobDefinition: 'crunch' }));
       const statuses = of('aws.batch').filter((e) => (e.detail as { jobId: string }).jobId === sub.jobId).map((e) => (e.detail as { status: string }).status);

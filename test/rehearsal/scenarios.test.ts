@@ -70,6 +70,10 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
     await scenario('data');
   });
 
+  it('jobs: AWS jobs resumed by their end events, a retry, a lost and an early event, six jobs stopped by their timeouts', { timeout: 300_000, retry: 1 }, async () => {
+    await scenario('jobs');
+  });
+
   it('least privilege: every grant a call used is needed, every unused one is allow-listed with its reason', async (ctx) => {
     // Unused grants are judged on every scenario's calls: after a failure they would be wrong.
     if (passed.size < LEAST_PRIVILEGE_INPUTS.length) ctx.skip();

@@ -17,7 +17,11 @@ import { launchChromium } from './chromium.js';
 
 const SHOTS = process.env.AIRLESS_SCREENSHOTS;
 const mapped = dag('mapped_ui', { schedule: null }, ({ task }) => {
-  const list = task('list_files', async () => ['a.csv', 'bb.csv', 'ccc.csv']);
+  const list = task('list_files', async (ctx) => {
+    // As an operator logs its job's links (docs/jobs.md): the task page shows them as links.
+    ctx.log.info('listed the inbox', { logs: 'https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1&x=<b>' });
+    return ['a.csv', 'bb.csv', 'ccc.csv'];
+  });
   task('size', async (ctx, file: string) => {
     ctx.log.info(`sizing ${file}`);
     return file.length;
@@ -124,6 +128,10 @@ describe('UI in Chromium', () => {
     expect(await page.textContent('[data-testid=log]')).toMatch(/sizing bb\.csv/);
     expect(await page.textContent('[data-testid=xcom]')).toMatch(/return_value\s*6/);
     expect(await page.locator('[data-testid=instances]').count()).toBe(0);
+    await open(`#/dags/mapped_ui/runs/${encodeURIComponent(run.runId)}/tasks/list_files`);
+    expect(await page.$$eval('[data-testid=log] a', (a) => a.map((x) => [x.textContent, x.getAttribute('href'), x.getAttribute('rel')]))).toEqual([
+      ['logs', 'https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1&x=<b>', 'noopener noreferrer'],
+    ]);
   });
 
   it('clears a task with its downstream', async () => {

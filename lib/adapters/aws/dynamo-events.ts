@@ -7,7 +7,7 @@
  * append that would make the item too large starts the list afresh.
  */
 import { UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { KeptEvent } from '../../engine/index.js';
+import { OversizedValueError, type KeptEvent } from '../../engine/index.js';
 import { isExpired } from '../expiry.js';
 import { getItem } from './dynamo-cas.js';
 import { jsonBytes } from './dynamo-codec.js';
@@ -41,8 +41,8 @@ export class DynamoKeptEvents {
       }), 'write');
       length = out.Attributes?.events?.L?.length ?? 1;
     } catch (err) {
-      // The item would pass DynamoDB's 400 KB: start over with this event alone.
-      if ((err as Error).name !== 'ValidationException') throw err;
+      // The item would pass DynamoDB's 400 KB (DynamoRequests names that refusal): start over with this event alone.
+      if (!(err instanceof OversizedValueError)) throw err;
       await this.r.send(new UpdateItemCommand({
         TableName: this.table, Key, UpdateExpression: 'SET #ev = :new, #ttl = :ttl',
         ExpressionAttributeNames: NAMES, ExpressionAttributeValues: { ':new': values[':new'], ':ttl': values[':ttl'] }, ReturnConsumedCapacity: 'TOTAL',

@@ -26,10 +26,11 @@ Examples:
     quiet: { type: 'boolean', help: 'no progress lines (with --runs: one throughput line)' },
     'no-typecheck': COMMON.noTypecheck,
     'no-follow': { type: 'boolean', help: 'do not run the DAGs that the runs\' asset events trigger (they run by default, in this process)' },
+    'mock-operators': { type: 'boolean', help: "simulate the operators' AWS jobs (each succeeds a minute after it starts) instead of starting them with your credentials" },
   },
   run: ([dir], o) => cmdRun(dir, {
     dag: o.dag, all: o.all, conf: o.conf, logicalDate: o['logical-date'], timeWarp: o['time-warp'], signal: o.signal,
     runs: o.runs, concurrency: o.concurrency, store: o.store, dynamodbEndpoint: o['dynamodb-endpoint'],
-    json: o.json, quiet: o.quiet, typecheck: !o['no-typecheck'], follow: !o['no-follow'],
+    json: o.json, quiet: o.quiet, typecheck: !o['no-typecheck'], follow: !o['no-follow'], mockOperators: o['mock-operators'],
   }),
 };

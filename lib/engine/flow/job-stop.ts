@@ -53,10 +53,7 @@ export function stopFor(ti: TaskInstance, to: TaskState, fields: Pick<TaskPatch,
 export async function leaveEventWait(p: Ports, ti: TaskInstance, to: TaskState, fields: Pick<TaskPatch, 'error'>): Promise<(() => Promise<void>) | undefined> {
   if (ti.state !== 'deferred' || !ti.trigger || !('pattern' in ti.trigger)) return undefined;
   const stop = stopFor(ti, to, fields);
-  if (stop) {
-    await p.queue.send([stop]);
-    p.metrics.count('JobStopsSent');
-  }
+  if (stop) await p.queue.send([stop]);
   return () => p.store.deleteTrigger(taskKeyString(ti));
 }
 
@@ -86,7 +83,6 @@ export async function handleStop(p: Ports, msg: StopMessage): Promise<'done' | '
   } catch (err) {
     if (err instanceof AirlessError && !err.retryable) {
       p.log.warn(`could not stop ${jobLabel(msg.job)}: ${err.message}`, fields);
-      p.metrics.count('JobStopsRefused');
       return 'dropped';
     }
     throw err;

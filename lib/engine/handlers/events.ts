@@ -58,7 +58,6 @@ export async function handleEvent(p: Ports, raw: unknown): Promise<EventReport> 
     p.metrics.count('EventsUnmatched');
     p.log.info('event for no waiting task (kept for a wait stored later)', { source: event.source, detailType: event['detail-type'], id: event.id });
   }
-  if (report.resumed) p.metrics.count('EventsResumedTasks', report.resumed);
   return report;
 }
 

@@ -46,6 +46,7 @@
 import type { SchedulerEmulator, ScheduleFire } from './scheduler/types.js';
 import type { EventBridge } from './eventbridge/bus.js';
 import type { JobHooks, JobRunner } from './jobs/index.js';
+import type { Faults } from './faults.js';
 
 export type { SchedulerEmulator, ScheduleFire, ScheduleTarget, Schedule, ScheduleInput, DeadLetter, RunDueResult } from './scheduler/types.js';
 
@@ -134,6 +135,8 @@ export interface Gateway {
   events: EventBridge;
   /** The simulated jobs of ECS, Batch, Glue, Step Functions, Athena, EMR Serverless (jobs/). */
   jobs: JobRunner;
+  /** Faults a scenario injects into allowed calls (faults.ts): a 500, or an S3 object gone. */
+  faults: Faults;
   /** Where Athena writes results and how Lambda's Invoke runs a function: the rehearsal sets them. */
   setJobHooks(hooks: JobHooks): void;
   /** Authorize (and record) one action by a principal (or a principal name/role ARN). */
@@ -147,6 +150,7 @@ export { startGateway } from './server.js';
 export { EventBridge, DeliveryError } from './eventbridge/bus.js';
 export type { BusEvent, BusRule, Delivery, EventDeadLetter, EventSink, RuleTarget } from './eventbridge/types.js';
 export { JobApiError } from './jobs/api.js';
+export { Faults, type Fault } from './faults.js';
 export { JobRunner, type JobBehaviour, type JobHooks, type JobSelector, type JobService, type LambdaInvoker, type SimJob, type JobResources } from './jobs/index.js';
 export { evaluate, type EvaluateInput, type EvaluateResult } from './authorize.js';
 import { evaluate } from './authorize.js';

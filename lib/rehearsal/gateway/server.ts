@@ -22,6 +22,7 @@ import { Scheduler } from './scheduler/emulator.js';
 import { schedulerRoute, serveScheduler } from './scheduler/http.js';
 import { settingsRequest, settingsStores } from './params/index.js';
 import { JobApiError, jobsAndEvents } from './jobs-events.js';
+import { faultError, Faults, noSuchKey } from './faults.js';
 
 const SERVICES = new Set<Service>(['dynamodb', 'sqs', 's3', 'scheduler', 'ssm', 'secretsmanager']);
 const GATEWAY_HOSTS = ['localhost', '127.0.0.1'];
@@ -46,6 +47,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const upstreamKey = o.upstreamAccessKeyId ?? 'S3RVER';
   const settings = settingsStores(scope);
   const extra = jobsAndEvents(o, access);
+  const faults = new Faults();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
@@ -97,6 +99,14 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       }
     }
 
+    const fault = faults.take(principal.name, checks);
+    if (fault) {
+      req.resume();
+      if (fault.kind === 'error' || service !== 's3') return send(res, faultError(service));
+      const bucket = checks[0]!.resource.replace(/^(arn:aws:s3:::[^/]+)\/.*$/, '$1');
+      const list = await access.check(principal, { action: 's3:ListBucket', resource: bucket });
+      return send(res, list.result.allowed ? noSuchKey(checks[0]!.resource) : accessDenied('s3', deniedMessage(list.callerArn, 's3:ListBucket', bucket, 'implicit')));
+    }
     if (route) return send(res, serveScheduler(scheduler, route));
     if (local) return send(res, await local());
     if (chunked && body) {
@@ -132,6 +142,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     scheduler,
     events: extra.events,
     jobs: extra.jobs,
+    faults,
     setJobHooks: (h) => Object.assign(extra.hooks, h),
     evaluate,
     async authorize(p: Principal | string, action: string, resource: string, context?: Record<string, string | string[]>) {

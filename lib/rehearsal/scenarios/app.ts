@@ -1,20 +1,48 @@
 /**
- * The CDK app the rehearsal scenarios synthesize (`cdk synth --app`): the default Airless
- * stack as bin/app.ts makes it, plus the stand-ins for what a user's account has that some
- * scenarios need (data-scaffold.ts). `airless rehearse` without a scenario uses bin/app.ts.
+ * The rehearsal's test app: what the scenarios synthesize (`cdk synth --app`, rehearsal.ts
+ * `synth`). The Airless stack as bin/app.ts deploys it, with `jobs` naming the scaffold's
+ * resources (lib/rehearsal/scenarios/scaffold.ts) that the `jobs` scenario runs jobs on, and
+ * the scaffold in the same stack (one template, so least privilege judges every scenario's
+ * calls against the same grants); and the `data` scenario's bucket, queue and asset sources
+ * (data-scaffold.ts). cdk-nag is not run here: the scaffold stands for a user's
+ * own resources; the Airless construct's findings are tested with and without `jobs` in
+ * test/infra/nag.test.ts.
  */
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { App, Lazy } from 'aws-cdk-lib';
+import type { JobsProps } from '../../infra/jobs.js';
 import { AirlessStack } from '../../infra/stack.js';
+import { JobsScaffold, SCAFFOLD } from './scaffold.js';
 import { DataScaffold } from './data-scaffold.js';
 
 const app = new App();
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 const shards = app.node.tryGetContext('shards')?.toString();
+let scaffold: JobsScaffold | undefined;
+/**
+ * The EMR Serverless application's id, which AWS generates: known once the scaffold exists,
+ * after the Airless construct (AirlessStack makes it first). The construct resolves its grants'
+ * resources once while it is built (for cdk-nag's finding ids, not run here), so until then this
+ * gives the application's name; the template gets the id.
+ */
+const applicationId = Lazy.uncachedString({ produce: () => scaffold?.emrApplication.attrApplicationId ?? SCAFFOLD.emrApplication });
+
+/** What the scenario's DAGs may start: every scaffold resource, by name as a user would write it. */
+export const REHEARSAL_JOBS: JobsProps = {
+  ecs: { clusters: [SCAFFOLD.cluster], taskDefinitions: [SCAFFOLD.taskFamily], passRoles: [SCAFFOLD.taskRole, SCAFFOLD.executionRole] },
+  batch: { jobQueues: [SCAFFOLD.jobQueue], jobDefinitions: [SCAFFOLD.jobDefinition] },
+  glue: { jobs: [SCAFFOLD.glueJob] },
+  stepFunctions: { stateMachines: [SCAFFOLD.stateMachine] },
+  athena: { workGroups: [SCAFFOLD.workgroup], resultBuckets: [SCAFFOLD.resultsBucket] },
+  emrServerless: { applications: [applicationId], executionRoles: [SCAFFOLD.emrRole] },
+  lambda: { functions: [SCAFFOLD.function] },
+};
+
 const stack = new AirlessStack(app, 'Airless', {
   stackName: 'Airless',
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  airless: { shards: shards === undefined ? undefined : Number(shards) },
+  airless: { shards: shards === undefined ? undefined : Number(shards), jobs: REHEARSAL_JOBS },
 });
+scaffold = new JobsScaffold(stack, 'RehearsalJobs');
+// A function `jobs` names by name: its role's right to send its results to the Airless bus is ours to give.
+stack.airless.events.bus.grantPutEventsTo(scaffold.scorer);
 new DataScaffold(stack, 'RehearsalData', stack.airless);
 app.synth();

@@ -36,7 +36,7 @@ export class DataScaffold extends Construct {
         eventPatterns: [{ pattern: { source: [DATA_SCAFFOLD.eventSource] } }],
         queues: [orders],
       },
-      functions: airless.functions, state: airless.state, readyQueue: airless.readyQueue,
+      functions: airless.functions, state: airless.state, readyQueue: airless.readyQueue, airlessBus: airless.events.bus,
     });
   }
 }

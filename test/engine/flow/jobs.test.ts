@@ -30,8 +30,8 @@ describe('operators wait for their job\'s end event', () => {
     expect(r.tasks.train.tryNumber).toBe(1);
     expect(r.tasks.train.endedAt! - T0).toBeGreaterThanOrEqual(40 * MIN);
     expect(jobs.calls[0].describes).toBe(2);
-    expect(rt.metrics.get('EventsResumedTasks')).toBe(1);
-    expect(rt.metrics.get('JobStopsSent') ?? 0).toBe(0);
+    expect(rt.metrics.get('TriggersFired')).toBe(1);
+    expect(rt.metrics.get('JobsStopped') ?? 0).toBe(0);
   });
 
   it('exit code 1 fails the try with the stop reason and exit code, and the retry submits a new job', async () => {
@@ -52,7 +52,7 @@ describe('operators wait for their job\'s end event', () => {
       task('glue', glueStartJobRun({ JobName: 'orders' }));
       task('sfn', sfnStartExecution({ stateMachineArn: 'arn:aws:states:us-east-1:123456789012:stateMachine:pub', input: { a: 1 } }));
       task('athena', athenaQuery({ QueryString: 'SELECT 1', WorkGroup: 'wg' }));
-      task('emr', emrServerlessJobRun({ applicationId: 'app1', executionRoleArn: 'arn:aws:iam::123456789012:role/r', jobDriver: {} }));
+      task('emr', emrServerlessJobRun({ applicationId: 'app1', executionRoleArn: 'arn:aws:iam::123456789012:role/r', jobDriver: { sparkSubmit: { entryPoint: 's3://code/job.py' } } }));
       task('fn', lambdaInvoke({ FunctionName: 'resize', Payload: { a: 1 } }));
     });
     const fail = () => ({ after: '2m', fail: 'boom at line 3' });

@@ -13,7 +13,7 @@
  * 2 s, 4 s ... (capped at 3 minutes) so a rehearsal is repeatable.
  */
 import { randomUUID } from 'node:crypto';
-import { matchesPattern, validatePattern, type EventPattern } from '../../../engine/rules/event-pattern.js';
+import { matchesPattern, validatePattern, type EventPattern } from '../../../engine/index.js';
 import { targetInput } from './input.js';
 import type { BusEvent, BusRule, Delivery, EventDeadLetter, EventSink, PutEventsEntry, PutEventsResultEntry, RuleTarget } from './types.js';
 

@@ -1,5 +1,5 @@
 /** Types of the in-process EventBridge emulator (field names as EventBridge and CloudFormation spell them). */
-import type { EventPattern } from '../../../engine/rules/event-pattern.js';
+import type { EventPattern } from '../../../engine/index.js';
 
 /** An event as EventBridge delivers it to a rule's targets. */
 export interface BusEvent {

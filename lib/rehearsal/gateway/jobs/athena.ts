@@ -6,8 +6,12 @@
  * when it failed (https://docs.aws.amazon.com/athena/latest/ug/athena-events.html). Its results
  * go where the workgroup says (when it enforces its configuration) or the request says, as
  * `<OutputLocation>/<QueryExecutionId>.csv` and `.csv.metadata`, written with the caller's
- * credentials as Athena does: `s3:GetBucketLocation` when it starts, `s3:PutObject` when it
- * writes; a denial fails the query. IAM: each operation on the workgroup's ARN
+ * credentials as Athena does. When the query starts, the caller must have what AWS documents
+ * for a result location (https://docs.aws.amazon.com/athena/latest/ug/security-iam-athena.html:
+ * `s3:GetBucketLocation`, `s3:ListBucket`, `s3:ListBucketMultipartUploads` on the bucket,
+ * `s3:PutObject`, `s3:GetObject`, `s3:AbortMultipartUpload`, `s3:ListMultipartUploadParts` on
+ * the results), and `s3:PutObject` when the results are written; a denial fails the query,
+ * not the call. IAM: each operation on the workgroup's ARN
  * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonathena.html).
  */
 import { randomUUID } from 'node:crypto';
@@ -20,6 +24,9 @@ interface Query {
   QueryExecutionContext?: Record<string, unknown>; State: string; StateChangeReason?: string; SubmissionDateTime: number; CompletionDateTime?: number;
   AthenaError?: { ErrorCategory: number; ErrorType: number; Retryable: boolean; ErrorMessage: string }; sequence: number;
 }
+
+const BUCKET_ACTIONS = ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'];
+const OBJECT_ACTIONS = ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'];
 
 /** Writes an object to the rehearsal's S3 (Athena's results); set by the rehearsal. */
 export type ObjectWriter = (bucket: string, key: string, body: string) => Promise<void>;
@@ -98,10 +105,13 @@ function start(runner: JobRunner, caller: { name: string; arn: string }, wg: str
   const bucket = /^s3:\/\/([^/]+)/.exec(location)![1]!;
   change(runner, job, now + 1_000, 'RUNNING', write, {});
   runner.at(job, now + 1_000, async () => {
-    // Athena checks the output bucket with the caller's credentials when the query starts.
-    if (!(await runner.deps.authorizeAs(job.callerName, { action: 's3:GetBucketLocation', resource: `arn:aws:s3:::${bucket}` }))) {
+    // Athena uses the result location with the caller's credentials: all it documents, checked as it starts.
+    const object = `arn:aws:s3:::${q.OutputLocation.replace(/^s3:\/\//, '')}`;
+    for (const [action, resource] of [...BUCKET_ACTIONS.map((a) => [a, `arn:aws:s3:::${bucket}`]), ...OBJECT_ACTIONS.map((a) => [a, object])]) {
+      if (await runner.deps.authorizeAs(job.callerName, { action: action!, resource: resource! })) continue;
       runner.cancel(job);
-      change(runner, job, runner.deps.clock(), 'FAILED', write, { reason: `Unable to verify/create output bucket ${bucket}`, error: { ErrorCategory: 2, ErrorType: 1002, Retryable: false } });
+      change(runner, job, runner.deps.clock(), 'FAILED', write, { reason: `Access denied when writing output to url: ${q.OutputLocation} (${action})`, error: { ErrorCategory: 2, ErrorType: 1002, Retryable: false } });
+      return;
     }
   });
   const endAt = now + Math.max(b.durationMs ?? DEFAULT_DURATION_MS, 2_000);

@@ -60,7 +60,11 @@ export const ecs: JobModule = (r, runner, scope) => {
           for (const o of (body.overrides?.containerOverrides ?? []) as { name?: string }[]) {
             if (!def.containers.some((c) => c.name === o.name)) throw new JobApiError('InvalidParameterException', `Override for container named ${o.name} is not a container in the TaskDefinition.`);
           }
-          const jobs = Array.from({ length: count }, () => start(runner, r.caller, clusterArn(cluster), cluster, def, body));
+          // The same clientToken again (a retried call) answers the tasks it started.
+          const token = typeof body.clientToken === 'string' ? body.clientToken : undefined;
+          const again = token ? runner.jobs.filter((j) => j.service === 'ecs' && (j as SimJob & { token?: string }).token === token) : [];
+          if (again.length) return ok('ecs', { tasks: again.map((j) => describe(j.record as Task)), failures: [] });
+          const jobs = Array.from({ length: count }, () => Object.assign(start(runner, r.caller, clusterArn(cluster), cluster, def, body), { token }));
           if (jobs.some((j) => j.behaviour.answerAfterEvents)) await Promise.all(jobs.map((j) => runner.settled(j)));
           return ok('ecs', { tasks: jobs.map((j) => describe(j.record as Task)), failures: [] });
         }),

@@ -6,13 +6,14 @@
  * rehearsal's, as the Lambda service's are), `RequestResponse` answers its result (with
  * `X-Amz-Function-Error` when it threw), `DryRun` 204.
  */
+import { randomUUID } from 'node:crypto';
 import { answering, JobApiError, ok, type JobModule } from './api.js';
 
 export interface LambdaInvoker {
   /** The function's ARN (unqualified) for a name, ARN or partial ARN; undefined when the rehearsal has no such function. */
   arnOf(nameOrArn: string): string | undefined;
   /** Runs it: `Event` resolves once it is queued. */
-  invoke(arn: string, payload: unknown, type: 'Event' | 'RequestResponse'): Promise<{ result?: unknown; error?: { errorType: string; errorMessage: string } }>;
+  invoke(arn: string, payload: unknown, type: 'Event' | 'RequestResponse'): Promise<{ result?: unknown; error?: { errorType: string; errorMessage: string }; requestId?: string }>;
 }
 
 export function lambdaInvoke(invoker: () => LambdaInvoker | undefined): JobModule {
@@ -38,9 +39,11 @@ export function lambdaInvoke(invoker: () => LambdaInvoker | undefined): JobModul
           throw new JobApiError('InvalidRequestContentException', 'Could not parse request body into json: Unexpected character');
         }
         const out = await i.invoke(arn, payload, type);
-        if (type === 'Event') return ok('lambda', undefined, 202);
-        if (out.error) return ok('lambda', out.error, 200, { 'x-amz-function-error': 'Unhandled', 'x-amz-executed-version': '$LATEST' });
-        return ok('lambda', out.result ?? null, 200, { 'x-amz-executed-version': '$LATEST' });
+        // The request id the Lambda service answers with is the one its destinations' records carry.
+        const id = { 'x-amzn-requestid': out.requestId ?? randomUUID() };
+        if (type === 'Event') return ok('lambda', undefined, 202, id);
+        if (out.error) return ok('lambda', out.error, 200, { ...id, 'x-amz-function-error': 'Unhandled', 'x-amz-executed-version': '$LATEST' });
+        return ok('lambda', out.result ?? null, 200, { ...id, 'x-amz-executed-version': '$LATEST' });
       }),
     };
   };
