@@ -26,7 +26,7 @@ function withSources(app: App) {
     airless: {
       assetSources: {
         buckets: [{ bucket: 'lake', prefix: 'raw/' }, bucket],
-        eventPatterns: [{ pattern: { source: ['billing'], detailType: ['Invoice Closed'] } }, { pattern: { source: ['shop'] }, bus }],
+        eventPatterns: [{ pattern: { source: ['billing'], detailType: ['Invoice Closed'] } }, { pattern: { source: ['shop'] }, bus }, { pattern: { source: ['crm'] }, bus: 'airless' }],
         queues: [queue],
         batchSize: 5,
       },
@@ -48,15 +48,18 @@ describe('asset sources', () => {
     const patterns = rules.map((r) => r.Properties.EventPattern);
     expect(patterns[0]).toEqual({ source: ['aws.s3'], 'detail-type': ['Object Created'], detail: { bucket: { name: ['lake'] }, object: { key: [{ prefix: 'raw/' }] } } });
     expect(patterns[1]).toMatchObject({ source: ['aws.s3'], 'detail-type': ['Object Created'], detail: { bucket: { name: [expect.anything()] } } });
-    expect(patterns.slice(2)).toEqual([{ source: ['billing'], 'detail-type': ['Invoice Closed'] }, { source: ['shop'] }]);
+    expect(patterns.slice(2)).toEqual([{ source: ['billing'], 'detail-type': ['Invoice Closed'] }, { source: ['shop'] }, { source: ['crm'] }]);
     for (const r of rules) {
       expect(r.Properties.Targets).toEqual([expect.objectContaining({
         Arn: { 'Fn::GetAtt': [fn, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
         DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalId(stack, stack.airless.readyQueue.schedulerDeadLetterQueue), 'Arn'] } },
       })]);
     }
+    expect(rules[2]!.Properties.EventBusName).toBeUndefined();
     expect(rules[3]!.Properties.EventBusName).toBeDefined();
-    t.resourceCountIs('AWS::Lambda::Permission', Object.keys(resourcesOf(base, 'AWS::Lambda::Permission')).length + 4);
+    // bus: 'airless' is the Airless construct's own bus.
+    expect(rules[4]!.Properties.EventBusName).toEqual({ Ref: logicalId(stack, stack.airless.events.bus as never) });
+    t.resourceCountIs('AWS::Lambda::Permission', Object.keys(resourcesOf(base, 'AWS::Lambda::Permission')).length + 5);
     t.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: fn }, MaximumRetryAttempts: 2,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack, stack.airless.readyQueue.schedulerDeadLetterQueue), 'Arn'] } } },
