@@ -3,7 +3,7 @@
  * a table for a person, and with `--json` the results in bench/results/latest.json and
  * as the last line of stdout. Method and latest figures: docs/performance.md.
  *
- * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha,mapping,ui,backfill,inner-loop,jobs] [--memory-only] [--dynamodb-endpoint URL]
+ * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha,mapping,ui,backfill,inner-loop,jobs,assets] [--memory-only] [--dynamodb-endpoint URL]
  * (`--only backfill --update-cost-model` also writes lib/engine/rules/cost-model.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'inner-loop' | 'jobs'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'inner-loop' | 'jobs' | 'assets'>;
   /** Write the backfill scenario's figures into lib/engine/rules/cost-model.ts. */
   updateCostModel?: boolean;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
@@ -31,7 +31,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'inner-loop', 'jobs'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'inner-loop', 'jobs', 'assets'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -52,7 +52,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     shapes: [],
     durationMs: 0,
   };
-  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill') || opts.only.has('jobs'));
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill') || opts.only.has('jobs') || opts.only.has('assets'));
   let ddb: DynamoDbLocal | undefined;
   let client: DynamoDBClient | undefined;
   let endpoint = opts.dynamodbEndpoint;
@@ -108,6 +108,14 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       say('jobs');
       const { jobsBench } = await import('./scenarios/jobs.js');
       report.jobs = await jobsBench(client);
+    }
+    // issue 21: what one asset event costs (bench/scenarios/assets.ts)
+    if (client && opts.only.has('assets')) {
+      say('asset events');
+      const { assetCostBench, formatAssetCost } = await import('./scenarios/assets.js');
+      const assets = await assetCostBench(client);
+      (report as BenchReport & { assets?: unknown }).assets = assets;
+      say(formatAssetCost(assets));
     }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {

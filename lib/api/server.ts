@@ -14,6 +14,7 @@ import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
 import { backfillRoutes } from './routes-backfills.js';
+import { assetRoutes } from './routes-assets.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -49,7 +50,7 @@ export function newToken(): string {
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const token = opts.token ?? newToken();
   if (token.length < 8) throw new Error('--token must be at least 8 characters');
-  const router = new Router([...v2Routes(), ...taskInstanceRoutes(), ...uiRoutes(), ...backfillRoutes()]);
+  const router = new Router([...v2Routes(), ...taskInstanceRoutes(), ...uiRoutes(), ...backfillRoutes(), ...assetRoutes()]);
   const b = opts.backend;
   const server = createServer((req, res) => {
     void (async () => {

@@ -15,6 +15,7 @@ import { pushBundle } from './aws-push.js';
 import { cmdBackfillOn } from './backfill.js';
 import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';
 import { parseJsonOption, UsageError } from './output.js';
+import { runAssetsVerb } from './assets.js';
 
 export interface AwsCommandOptions {
   stack?: string;
@@ -45,7 +46,7 @@ const NO_METRICS: Metrics = { count: () => {}, timing: () => {} };
 const USAGE: Record<string, [number, string]> = {
   push: [1, '<dir>'], trigger: [1, '<dag>'], runs: [1, '<dag>'], tasks: [2, '<dag> <runId>'],
   logs: [3, '<dag> <runId> <task>'], signal: [1, '<key>'], pause: [1, '<dag>'], unpause: [1, '<dag>'],
-  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''], backfill: [0, ''],
+  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''], backfill: [0, ''], assets: [1, 'list|events|emit'],
 };
 
 /**
@@ -122,6 +123,8 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
     case 'backfill':
       // Its options arrive parsed (commands/backfill.ts validates and converts them first).
       return cmdBackfillOn(p, o as Parameters<typeof cmdBackfillOn>[1], out);
+    case 'assets':
+      return runAssetsVerb(p, a, o, out);
     default:
       throw new UsageError(`unknown command ${cmd}`);
   }

@@ -19,6 +19,7 @@ import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { nextTick } from '../engine/index.js';
 import { table, timestamp, XCOM_TEXT_MAX } from './output.js';
 import { displayText } from '../adapters/xcom-display.js';
+import { describeCondition } from '../engine/index.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */
 export const LOCAL_ROOT = path.resolve('.airless', 'bundles');
@@ -63,6 +64,7 @@ export async function cmdBuild(dir: string, o: { out?: string; typecheck?: boole
 }
 
 export function scheduleText(d: DagSpec): string {
+  if (d.assetSchedule) return `assets: ${describeCondition(d.assetSchedule)}`;
   if (!d.schedule) return 'manual';
   return d.schedule.kind === 'cron' ? `${d.schedule.expr} (${d.schedule.timezone})` : `every ${d.schedule.everyMs / 1000}s`;
 }

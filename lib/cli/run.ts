@@ -17,6 +17,7 @@ import type { SignalOption } from './options.js';
 import { eventLine, formatDuration, runTable, taskRows, runTaskTable, type RunResult } from './output.js';
 import { UsageError } from './output.js';
 import { reserveStdout } from '../isolation/output-mask.js';
+import { holdAssetConsumers, runsSince } from './run-follow.js';
 import { localJobs } from './jobs.js';
 
 export interface RunOptions {
@@ -34,6 +35,8 @@ export interface RunOptions {
   store?: 'memory' | 'dynamodb-local';
   dynamodbEndpoint?: string;
   typecheck?: boolean;
+  /** Also run the runs the runs' asset events trigger among the DAGs of the folder (default true; `--no-follow`). */
+  follow?: boolean;
   /** Operators' jobs simulated (they succeed a minute after they start) instead of started on AWS. */
   mockOperators?: boolean;
 }
@@ -52,6 +55,29 @@ async function openStore(o: RunOptions): Promise<{ store?: Store; close: () => P
     await ddb.stop();
     throw e;
   }
+}
+
+/** A run in the `--json` summary. */
+export function runJson(x: RunResult) {
+  return {
+    dagId: x.run.dagId, runId: x.run.runId, runType: x.run.runType, state: x.run.state,
+    logicalDate: new Date(x.run.logicalDate).toISOString(),
+    durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
+    tasks: taskRows(x),
+  };
+}
+
+/** A finished run with its tasks and return values, for the summary. */
+export async function resultOf(rt: EmbeddedRuntime, run: DagRun, spec: DagSpec, outcome: RunResult['outcome']): Promise<RunResult> {
+  const tasks: TaskInstance[] = await rt.ports.store.listTasks(run.dagId, run.runId);
+  const xcoms: Record<string, unknown> = {};
+  for (const t of tasks) {
+    // A mapped instance's value is on its item (lib/cli/mapped.ts shows it).
+    if (t.state !== 'success' || t.mapIndex !== undefined) continue;
+    const v = await rt.ports.store.getXcom({ dagId: run.dagId, runId: run.runId, taskId: t.taskId, key: 'return_value' });
+    if (v !== undefined) xcoms[t.taskId] = v;
+  }
+  return { run, tasks, spec, outcome, xcoms };
 }
 
 /**
@@ -93,6 +119,7 @@ async function runAll(
     onEvent: print && copies === 1 ? (e: StateEvent) => process.stdout.write(`${eventLine(e, clock.now())}\n`) : undefined,
   });
   await rt.register(w.version);
+  if (o.follow === false) await holdAssetConsumers(rt.ports, dagIds);
   const started = Date.now();
   const virtualStart = clock.now();
   const results: RunResult[] = [];
@@ -107,19 +134,14 @@ async function runAll(
     }
     const outcome = await rt.runUntil(async () => {
       for (const r of runs) if (!isRunTerminal((await rt.ports.store.getRun(dagId, r.runId))!.state)) return false;
-      return true;
+      // Following: until the runs that asset events triggered (and theirs) are done too.
+      return o.follow === false || (await rt.ports.store.listActiveRuns()).length === 0;
     });
-    for (const run of runs) {
-      const final = (await rt.ports.store.getRun(dagId, run.runId))!;
-      const tasks: TaskInstance[] = await rt.ports.store.listTasks(dagId, run.runId);
-      const xcoms: Record<string, unknown> = {};
-      for (const t of tasks) {
-        // A mapped instance's value is on its item (lib/cli/mapped.ts shows it).
-        if (t.state !== 'success' || t.mapIndex !== undefined) continue;
-        const v = await rt.ports.store.getXcom({ dagId, runId: run.runId, taskId: t.taskId, key: 'return_value' });
-        if (v !== undefined) xcoms[t.taskId] = v;
-      }
-      results.push({ run: final, tasks, spec, outcome, xcoms });
+    for (const run of runs) results.push(await resultOf(rt, (await rt.ports.store.getRun(dagId, run.runId))!, spec, outcome));
+  }
+  if (o.follow !== false) {
+    for (const run of await runsSince(rt.ports, w.specs, results.map((r) => r.run))) {
+      results.push(await resultOf(rt, run, w.specs.find((d) => d.dagId === run.dagId)!, 'done'));
     }
   }
   const wallMs = Date.now() - started;
@@ -141,13 +163,7 @@ async function runAll(
     process.stdout.write(`${results.length} runs, ${tasks} task instances in ${wallMs} ms of wall time: ${Math.round(tasks / Math.max(wallMs / 1000, 0.001))} tasks/s (${results.filter((r) => r.run.state === 'success').length} succeeded)\n`);
   }
   if (o.json) {
-    const line = (x: RunResult) => ({
-      dagId: x.run.dagId, runId: x.run.runId, state: x.run.state,
-      logicalDate: new Date(x.run.logicalDate).toISOString(),
-      durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
-      tasks: taskRows(x),
-    });
-    document(`${JSON.stringify(results.length === 1 ? line(results[0]) : { runs: results.map(line), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
+    document(`${JSON.stringify(results.length === 1 ? runJson(results[0]) : { runs: results.map(runJson), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
   }
   return results.every((r) => r.run.state === 'success') ? 0 : 1;
 }

@@ -3,6 +3,7 @@
  * these types for DAG authors; the engine builds the objects.
  */
 import type { TriggerSpec } from './model.js';
+import type { TriggeringAssetEvent } from './model/assets.js';
 import type { EventWait, JobRef } from './model/events.js';
 
 export interface TaskLogger {
@@ -88,6 +89,13 @@ export interface TaskContext<P extends Record<string, unknown> = Record<string, 
   fail(reason?: string): never;
   /** Aborted when the execution timeout passes. */
   signal: AbortSignal;
+  /**
+   * The event a success of this task emits for one of its outlets (an `asset()` or its
+   * URI): set `extra` (plain JSON data) to describe it, as Airflow's `outlet_events[asset].extra`.
+   */
+  outletEvents(asset: { uri: string } | string): { extra: Record<string, unknown> };
+  /** An asset-triggered run: the asset events it consumed, by asset URI (Airflow's `triggering_asset_events`); `{}` otherwise. */
+  triggeringAssetEvents: Record<string, TriggeringAssetEvent[]>;
 }
 
 /** Second argument of a resume method. */

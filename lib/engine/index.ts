@@ -55,6 +55,14 @@ export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfi
 export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
 export { PRICES } from './rules/prices.js';
+export * from './model/assets.js';
+export type * from './model/asset-store.js';
+export { assetEventHash, assetEventId, assetEventRef, assetGroupProblem, assetId, assetNameProblem, normalizeAssetUri, parseAssetEventRef } from './rules/asset-uri.js';
+export { conditionUris, describeCondition, evaluateCondition } from './rules/asset-condition.js';
+export { eventSources, fieldAt, watcherHit, watcherProblem, watcherSource, type ExternalAssetEvent, type WatcherHit } from './rules/asset-watchers.js';
+export { extraProblem, evaluateAssetQueue, recordAssetEvent, MAX_EVENT_EXTRA_BYTES, type NewAssetEvent, type RecordedAssetEvent } from './flow/assets.js';
+export { assetRecords } from './flow/asset-registry.js';
+export { ingestExternalEvent, type IngestReport } from './handlers/asset-ingest.js';
 export type * from './model/events.js';
 export { handleEvent, type EventReport } from './handlers/events.js';
 export { checkEventWait, eventKeys, eventProblem, MAX_CANDIDATES, patternKey, waitPattern } from './rules/event-key.js';

@@ -5,6 +5,7 @@
  * edge turns into a dead-letter delivery instead of a retry loop.
  */
 import { MalformedMessageError } from './errors.js';
+import type { AssetMessage } from './model/assets.js';
 import type { BackfillMessage, CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, StopMessage, TaskMessage } from './ports.js';
 
 import { ID_PATTERN } from './validate.js';
@@ -60,9 +61,11 @@ export function validateQueueMessage(value: unknown): QueueMessage {
       return validateBackfill(o);
     case 'stop':
       return validateStop(o);
+    case 'asset':
+      return validateAsset(o);
     default:
       throw new MalformedMessageError(
-        `message field "kind" must be one of task, fire, schedule, callback, backfill, stop, got ${describe(o.kind)}`,
+        `message field "kind" must be one of task, fire, schedule, callback, backfill, stop, asset, got ${describe(o.kind)}`,
       );
   }
 }
@@ -95,6 +98,7 @@ export function encodeQueueMessage(m: QueueMessage): string {
     case 'schedule':
       return JSON.stringify({ kind: v.kind, dagId: v.dagId, tickAt: v.tickAt });
     case 'callback':
+    case 'asset':
     case 'stop':
       return JSON.stringify(v);
     case 'backfill':
@@ -167,6 +171,28 @@ function validateCallback(o: Fields): CallbackMessage {
 function validateBackfill(o: Fields): BackfillMessage {
   onlyFields(o, 'backfill', ['kind', 'backfillId']);
   return { kind: 'backfill', backfillId: nonNegativeInt(o, 'backfill', 'backfillId') };
+}
+
+function validateAsset(o: Fields): AssetMessage {
+  if (o.op === 'evaluate') {
+    onlyFields(o, 'asset', ['kind', 'op', 'dagId']);
+    return { kind: 'asset', op: 'evaluate', dagId: id(o, 'asset', 'dagId') };
+  }
+  if (o.op !== 'outlets') throw new MalformedMessageError(`asset message field "op" must be evaluate or outlets, got ${describe(o.op)}`);
+  onlyFields(o, 'asset', ['kind', 'op', 'dagId', 'runId', 'taskId', 'tryNumber', 'extras', 'attempt']);
+  const m: AssetMessage = {
+    kind: 'asset', op: 'outlets', dagId: id(o, 'asset', 'dagId'), runId: runId(o, 'asset'),
+    taskId: id(o, 'asset', 'taskId', TASK_REF), tryNumber: nonNegativeInt(o, 'asset', 'tryNumber'),
+  };
+  if (o.extras !== undefined) {
+    const extras = o.extras;
+    if (typeof extras !== 'object' || extras === null || Array.isArray(extras) || Object.values(extras).some((x) => typeof x !== 'object' || x === null || Array.isArray(x))) {
+      throw new MalformedMessageError(`asset message field "extras" must map asset URIs to objects, got ${describe(extras)}`);
+    }
+    m.extras = extras as Record<string, Record<string, unknown>>;
+  }
+  if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'asset', 'attempt');
+  return m;
 }
 
 /** A job's stop (flow/job-stop.ts): the job reference is strings only (its type and id at least). */

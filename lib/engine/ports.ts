@@ -17,6 +17,8 @@ import type {
 import type { RunState, TaskState } from './states.js';
 import type { MappingStore } from './mapping-store.js';
 import type { BackfillStore } from './model/backfill-store.js';
+import type { AssetStore } from './model/asset-store.js';
+import type { AssetMessage } from './model/assets.js';
 import type { EventStore, JobDrivers, JobRef } from './model/events.js';
 
 /**
@@ -82,7 +84,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, BackfillStore, EventStore {
+export interface Store extends MappingStore, BackfillStore, EventStore, AssetStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -240,7 +242,7 @@ export interface StopMessage {
   reason: string;
 }
 
-export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage | BackfillMessage | StopMessage;
+export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage | BackfillMessage | StopMessage | AssetMessage;
 
 export interface Queue {
   /** Sends messages, at most `delayMs` late (0 to 15 minutes). */

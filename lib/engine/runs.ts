@@ -19,6 +19,7 @@ import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
 import { assertRunId } from './rules/ids.js';
 import { depthProblem } from './rules/values.js';
+import { registerAssets, requestAssetEvaluation } from './flow/asset-registry.js';
 import { clearWaitFields, clearsWait } from './flow/event-wait.js';
 
 export interface TriggerOptions {
@@ -32,6 +33,8 @@ export interface TriggerOptions {
   runAfter?: number;
   conf?: Record<string, unknown>;
   runType?: RunType;
+  /** Fields set on the run as given (an asset-triggered run's events and data interval: flow/assets.ts). */
+  fields?: Partial<Pick<DagRun, 'assetEvents' | 'dataIntervalStart' | 'dataIntervalEnd'>>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -57,6 +60,7 @@ export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions =
     conf: opts.conf ?? {},
     bundleVersion: dag.bundleVersion,
     queuedAt: now,
+    ...opts.fields,
   };
   const r = await p.store.createRun(run);
   if (r.ok) {
@@ -113,6 +117,7 @@ export async function registerManifest(
   const out = { added: [] as string[], updated: [] as string[], removed: [] as string[] };
   await registerPools(p, manifest.dags, manifest.pools ?? []);
   const existing = new Map((await p.store.listDags()).map((d) => [d.dagId, d]));
+  const before = new Map(existing);
   for (const spec of manifest.dags) {
     const prev = existing.get(spec.dagId);
     existing.delete(spec.dagId);
@@ -130,6 +135,7 @@ export async function registerManifest(
     await p.store.deleteDag(dagId);
     out.removed.push(dagId);
   }
+  await registerAssets(p, manifest, { removed: out.removed, before });
   return out;
 }
 
@@ -143,6 +149,7 @@ export async function setPaused(p: Ports, dagId: string, paused: boolean): Promi
   if (!paused) {
     await startQueuedRuns(p, dagId);
     await scheduleDag(p, dagId);
+    await requestAssetEvaluation(p, dagId);
   }
 }
 

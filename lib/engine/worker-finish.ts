@@ -17,9 +17,11 @@ import { wakeLimits } from './pools.js';
 import { mapValueField, valueGoesToXcom } from './mapping-values.js';
 import { isInstanceId } from './mapping-ids.js';
 import { redactDeep, redact } from './secrets-mask.js';
+import { armOutlets, emitOutlets } from './flow/asset-outlets.js';
+import type { OutletExtras } from './flow/asset-context.js';
 
 export type Outcome =
-  | { kind: 'success'; value: unknown; chosen?: string[] }
+  | { kind: 'success'; value: unknown; chosen?: string[]; outlets?: OutletExtras }
   | { kind: 'skipped'; reason?: string }
   | { kind: 'deferred'; request: DeferRequest }
   | { kind: 'failed'; error: string; noRetry?: boolean };
@@ -91,8 +93,10 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
+  if (outcome.kind === 'success') await armOutlets(p, t, ti, outcome.outlets);
   const r = await transition(p, rc, ti, state, { error: null, ...mapped });
   if (!r.ok) return false;
+  if (outcome.kind === 'success') await emitOutlets(p, t, r.item, outcome.outlets);
   await wakeLimits(p, rc, ti);
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
   if (freesSlots(rc, ti)) await wakeReady(p, rc);

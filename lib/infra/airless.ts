@@ -10,6 +10,7 @@ import { Monitoring } from './monitoring.js';
 import { ReadyQueue } from './ready-queue.js';
 import { Schedules } from './schedules.js';
 import { StateTables } from './state-tables.js';
+import { AssetSources, type AssetSourcesProps } from './asset-sources.js';
 import { Events } from './events.js';
 import { grantJobs, type JobsProps } from './jobs.js';
 
@@ -71,6 +72,13 @@ export interface AirlessProps {
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /**
+   * S3 buckets, EventBridge patterns and SQS queues whose events feed assets (the DAGs'
+   * `watch.s3/eventBridge/sqs` watchers say which asset): rules and event source mappings
+   * to an asset-events function, created only when given. docs/assets.md.
+   * @default none
+   */
+  readonly assetSources?: AssetSourcesProps;
+  /**
    * What the operators may start (clusters and task definitions, job queues, Glue jobs,
    * state machines, Athena workgroups and buckets, EMR Serverless applications, functions)
    * and the roles their jobs may be given: the worker gets exactly those submit and stop
@@ -96,6 +104,8 @@ export class Airless extends Construct {
   public readonly schedules: Schedules;
   public readonly functions: Functions;
   public readonly monitoring: Monitoring;
+  /** External sources of asset events, when `assetSources` is given. */
+  public readonly assetSources?: AssetSources;
   /** The Airless event bus and the rules that route events to the events function. */
   public readonly events: Events;
 
@@ -139,6 +149,11 @@ export class Airless extends Construct {
     grantJobs(this, props.jobs, { worker: this.functions.worker, poker: this.functions.poker });
     this.bundles.onManifest(this.functions.registerBundle);
     this.schedules.addSystemSchedules({ tick: this.functions.tick, poker: this.functions.poker, shards });
+    if (props.assetSources) {
+      this.assetSources = new AssetSources(this, 'AssetSources', {
+        sources: props.assetSources, functions: this.functions, state: this.state, readyQueue: this.readyQueue, airlessBus: this.events.bus,
+      });
+    }
     this.monitoring = new Monitoring(this, 'Monitoring', {
       functions: {
         tick: this.functions.tick,

@@ -100,6 +100,8 @@ export class Functions extends Construct {
   public readonly workerEventSource: lambda.EventSourceMapping;
   /** Log groups by function. */
   public readonly logGroups: Readonly<Record<'tick' | 'worker' | 'poker' | 'registerBundle' | 'events', logs.LogGroup>>;
+  /** Makes one more function the way these are made (own role and log group, the shared environment): AssetSources' function. */
+  public readonly makeFunction: (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string; retryAttempts?: number }) => NodejsFunction;
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -160,6 +162,7 @@ export class Functions extends Construct {
       });
     };
 
+    this.makeFunction = make;
     // The tick and the pokers run every minute: a failed invocation is covered by the
     // next one, so asynchronous retries (two by default) would only triple the load.
     this.tick = make('Tick', 'tick', {

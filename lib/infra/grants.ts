@@ -41,6 +41,8 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     triggers: ['PutItem', 'DeleteItem'],
     // XCom, pool counters, mapped-instance counts, callback claims, a failed try's custom XCom keys cleared.
     kv: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // outlet events (put, queued with a transaction), asset-triggered runs (queue read and consumed), ctx.triggeringAssetEvents.
+    assets: ['GetItem', 'PutItem', 'UpdateItem'],
   },
   // one shard: list and claim sensor rows, settle sensors and their downstream (a
   // downstream sensor registers its row), end a run whose last task was a sensor (its
@@ -66,6 +68,8 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     dags: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Scan'],
     // specs, and the pools a bundle declares (definePool).
     kv: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // the asset registry and watcher index; the queues of removed DAGs and of assets a schedule dropped.
+    assets: ['Query', 'PutItem', 'DeleteItem', 'UpdateItem'],
   },
 };
 

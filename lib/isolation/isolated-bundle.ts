@@ -140,6 +140,7 @@ class IsolatedTask {
 type TaskCtx = HostContext & {
   dagId: string; runId: string; tryNumber: number; logicalDate: string; dataIntervalStart: string;
   dataIntervalEnd: string; ds: string; params: Record<string, unknown>; conf: Record<string, unknown>; signal: AbortSignal;
+  triggeringAssetEvents?: Record<string, unknown>; outletUris?: readonly string[];
 };
 
 async function runTask(
@@ -149,6 +150,9 @@ async function runTask(
     dagId: c.dagId, runId: c.runId, taskId: c.taskId, tryNumber: c.tryNumber, logicalDate: c.logicalDate,
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
     ...((c as { mapIndex?: number }).mapIndex !== undefined ? { mapIndex: (c as { mapIndex?: number }).mapIndex } : {}),
+    // Assets (lib/engine/flow/asset-context.ts): the thread keeps its own outlet accessors and sends their extras back.
+    ...(c.outletUris?.length ? { outlets: c.outletUris } : {}),
+    ...(c.triggeringAssetEvents && Object.keys(c.triggeringAssetEvents).length ? { triggeringAssetEvents: c.triggeringAssetEvents } : {}),
   };
   try {
     return await pool.run({ t: 'run', dagId: at.dagId, taskId: at.taskId, method: at.method, ctx, arg }, c, c.signal, reserved);

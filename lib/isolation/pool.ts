@@ -19,6 +19,8 @@ export interface HostContext {
   renderAsync?(template: string): Promise<string>;
   variables?: { get(key: string, opts?: { default?: unknown; deserializeJson?: boolean }): Promise<unknown> };
   connections?: { get(connId: string): Promise<unknown> };
+  /** Receives the extras the try set with `ctx.outletEvents(asset).extra` (sent with its result). */
+  setOutletExtras?(extras: Record<string, Record<string, unknown>>): void;
 }
 
 export interface PoolOptions {
@@ -134,6 +136,7 @@ class Thread {
       settled(job);
       // Back in the pool before the try's caller resumes: the next try takes this warm thread.
       this.pool.release(this);
+      if (m.ok && m.outlets) job.host?.setOutletExtras?.(m.outlets);
       if (m.ok) job.resolve(m.value);
       else if (m.control) job.reject(m.control);
       else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));

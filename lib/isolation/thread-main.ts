@@ -194,6 +194,16 @@ export const THREAD_SOURCE = String.raw`
       this.log = LOG;
       this.variables = new Variables(id);
       this.connections = new Connections(id);
+      this.triggeringAssetEvents = c.triggeringAssetEvents || {};
+      this.outletUris = c.outlets || [];
+    }
+    // The extras of this try's outlet events, sent back with its result (see finish).
+    outletEvents(asset) {
+      const uri = typeof asset === 'string' ? asset : asset && asset.uri;
+      if (!this.outletUris.includes(uri)) throw new Error('outletEvents: ' + uri + ' is not an outlet of task ' + this.taskId + ' (its outlets: ' + (this.outletUris.join(', ') || 'none') + ')');
+      outlets = outlets || new Map();
+      if (!outlets.has(uri)) outlets.set(uri, { extra: {} });
+      return outlets.get(uri);
     }
     render(template) {
       Atomics.store(data.syncFlag, 0, 0);
@@ -208,19 +218,33 @@ export const THREAD_SOURCE = String.raw`
     fail(reason) { throw { [BRAND]: 'fail', reason: reason === undefined ? undefined : String(reason) }; }
   }
 
+  // The outlet accessors of the try in progress (one try per thread at a time).
+  let outlets;
+  const outletExtras = () => {
+    if (!outlets) return undefined;
+    const out = {};
+    for (const [uri, a] of outlets) out[uri] = a.extra;
+    outlets = undefined;
+    return out;
+  };
+
   // The result of a try. Primitives need no check and no extra object.
   const finish = (id, what, value) => {
     current = undefined;
+    const extras = outletExtras();
     const bad = typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol' ? unclonable(value) : undefined;
     if (bad) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: what + ' cannot be stored: ' + bad } });
+    const badExtra = extras ? unclonable(extras) : undefined;
+    if (badExtra) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: 'the outlet events\' extra cannot be stored: ' + badExtra } });
     try {
-      port.postMessage({ t: 'done', id, ok: true, value });
+      port.postMessage(extras ? { t: 'done', id, ok: true, value, outlets: extras } : { t: 'done', id, ok: true, value });
     } catch (e) {
       port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: what + ' cannot be stored: ' + e.message } });
     }
   };
   const failWith = (id, e) => {
     current = undefined;
+    outlets = undefined;
     if (e && typeof e === 'object' && typeof e[BRAND] === 'string') {
       const bad = unclonable(e);
       if (!bad) return port.postMessage({ t: 'done', id, ok: false, control: e });

@@ -4,6 +4,7 @@
 import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
 import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
 import type { NotifierDefinition } from './notify.js';
+import type { AssetDefinition, AssetSchedule } from './assets.js';
 
 /** The context of a task callback: the task's, plus what happened. */
 export type TaskCallbackContext<P extends Params = Params> = TaskContext<P> & {
@@ -77,6 +78,10 @@ export interface TaskOptions {
   onRetry?: Callbacks<TaskCallbackContext>;
   /** After the task skipped itself (ctx.skip, a sensor's softFail); not for skips by trigger rules or branches, as Airflow. */
   onSkipped?: Callbacks<TaskCallbackContext>;
+  /** Assets each success of the task emits an event for (`ctx.outletEvents(asset).extra` describes it). */
+  outlets?: readonly AssetDefinition[];
+  /** Assets the task reads: recorded and shown (lineage), as Airflow's inlets. */
+  inlets?: readonly AssetDefinition[];
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -135,8 +140,12 @@ export interface SensorOptions extends TaskOptions {
 }
 
 export interface DagOptions<P extends Params = Params> {
-  /** Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', or null for manual runs only (default). */
-  schedule?: string | null;
+  /**
+   * Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', null for manual runs only
+   * (default), or assets: one, a list (all of them), `allOf(...)`, `anyOf(...)`: a run when
+   * the condition's assets have new events (Airflow's asset schedule).
+   */
+  schedule?: string | null | AssetSchedule;
   /** IANA timezone of the cron and of dates written without an offset (default 'UTC'). */
   timezone?: string;
   /** ISO date; without an offset it is read in `timezone`. */

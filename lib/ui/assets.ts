@@ -24,7 +24,7 @@ const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Airless</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/assets/app.css"></head>
-<body><header><a href="#/">Airless</a><span class="backend" id="backend"></span></header>
+<body><header><a href="#/">Airless</a><a href="#/assets" class="nav">Assets</a><span class="backend" id="backend"></span></header>
 <div id="flash" class="flash" data-testid="flash"></div>
 <main id="main"></main>
 <script src="/assets/app.js"></script></body></html>`;

@@ -38,7 +38,7 @@ const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
 describe('default Airless stack', () => {
   it('creates the expected resources', () => {
     const counts: Record<string, number> = {
-      'AWS::DynamoDB::Table': 5,
+      'AWS::DynamoDB::Table': 6,
       // ready queue, its DLQ, the Scheduler DLQ, the events path's DLQ
       'AWS::SQS::Queue': 4,
       'AWS::S3::Bucket': 2,
@@ -81,6 +81,7 @@ describe('default Airless stack', () => {
           'AIRLESS_SCHEDULER_GROUP',
           'AIRLESS_SCHEDULER_ROLE_ARN',
           'AIRLESS_SHARDS',
+          'AIRLESS_TABLE_ASSETS',
           'AIRLESS_TABLE_DAGS',
           'AIRLESS_TABLE_KV',
           'AIRLESS_TABLE_RUNS',

@@ -66,6 +66,10 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
     await scenario('settings');
   });
 
+  it('data: an S3 object (its notification delivered twice) triggers its DAG once; allOf waits for both assets, anyOf runs on either; EventBridge and SQS sources deduplicated', { timeout: 300_000, retry: 1 }, async () => {
+    await scenario('data');
+  });
+
   it('jobs: AWS jobs resumed by their end events, a retry, a lost and an early event, six jobs stopped by their timeouts', { timeout: 300_000, retry: 1 }, async () => {
     await scenario('jobs');
   });

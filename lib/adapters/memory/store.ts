@@ -18,6 +18,7 @@ import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
 import { MemoryBackfills } from './backfills.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
+import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 
@@ -31,7 +32,7 @@ import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, condi
  * await store.createRun(run);
  * const r = await store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running' }, { delta: 1, max: 4 });
  */
-export class MemoryStore implements Store {
+export class MemoryStore extends MemoryAssets implements Store {
   private readonly dags = new Map<string, DagRecord>();
   private readonly runs = new Map<string, Map<string, DagRun>>();
   private readonly activeRuns = new Map<string, DagRun>();

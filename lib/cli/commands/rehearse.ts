@@ -38,9 +38,9 @@ async function loadRehearse(): Promise<typeof import('../rehearse.js')> {
 export const rehearse: Command = {
   words: ['rehearse'], args: [], group: 'stack',
   summary: 'the synthesized stack on this machine, IAM enforced (no Docker, no AWS); keeps it up or runs scenarios',
-  details: `${SETUP} Without --scenario it stays up and prints the endpoint: set AIRLESS_AWS_ENDPOINT to it (or pass --endpoint) and push, trigger, runs, tasks, logs, signal, pause, clear, variables and connections (--stack) work against it as against AWS. With --scenario readme,faults,paths,recovery,settings,least-privilege it runs them and exits 0 only when every one is ok, no call was denied and (least-privilege) every unused grant is allow-listed with its reason.`,
+  details: `${SETUP} Without --scenario it stays up and prints the endpoint: set AIRLESS_AWS_ENDPOINT to it (or pass --endpoint) and push, trigger, runs, tasks, logs, signal, pause, clear, variables and connections (--stack) work against it as against AWS. With --scenario readme,faults,paths,recovery,settings,jobs,data,least-privilege it runs them and exits 0 only when every one is ok, no call was denied and (least-privilege) every unused grant is allow-listed with its reason.`,
   options: {
-    scenario: { type: 'string', multiple: true, value: 'NAME', help: 'readme, faults, paths, recovery, settings, jobs or least-privilege (comma-separated or repeated)' },
+    scenario: { type: 'string', multiple: true, value: 'NAME', help: 'readme, faults, paths, recovery, settings, jobs, data or least-privilege (comma-separated or repeated)' },
     json: { type: 'boolean', help: 'the last stdout line is {"scenarios","accessDenied","awsCalls","unusedGrants"}' },
     'time-warp': { type: 'boolean', help: 'jump the clock to the next due schedule when nothing is in flight' },
     follow: { type: 'boolean', help: "print every function's log lines as they come" },

@@ -3,7 +3,8 @@
  * `synth`). The Airless stack as bin/app.ts deploys it, with `jobs` naming the scaffold's
  * resources (lib/rehearsal/scenarios/scaffold.ts) that the `jobs` scenario runs jobs on, and
  * the scaffold in the same stack (one template, so least privilege judges every scenario's
- * calls against the same grants). cdk-nag is not run here: the scaffold stands for a user's
+ * calls against the same grants); and the `data` scenario's bucket, queue and asset sources
+ * (data-scaffold.ts). cdk-nag is not run here: the scaffold stands for a user's
  * own resources; the Airless construct's findings are tested with and without `jobs` in
  * test/infra/nag.test.ts.
  */
@@ -11,6 +12,7 @@ import { App, Lazy } from 'aws-cdk-lib';
 import type { JobsProps } from '../../infra/jobs.js';
 import { AirlessStack } from '../../infra/stack.js';
 import { JobsScaffold, SCAFFOLD } from './scaffold.js';
+import { DataScaffold } from './data-scaffold.js';
 
 const app = new App();
 const shards = app.node.tryGetContext('shards')?.toString();
@@ -45,4 +47,5 @@ const stack = new AirlessStack(app, 'Airless', {
 scaffold = new JobsScaffold(stack, 'RehearsalJobs');
 // A function `jobs` names by name: its role's right to send its results to the Airless bus is ours to give.
 stack.airless.events.bus.grantPutEventsTo(scaffold.scorer);
+new DataScaffold(stack, 'RehearsalData', stack.airless);
 app.synth();

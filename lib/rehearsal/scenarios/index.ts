@@ -17,11 +17,12 @@ import { paths } from './paths.js';
 import { readme } from './readme.js';
 import { recovery } from './recovery.js';
 import { settings } from './settings.js';
+import { data } from './data.js';
 
-export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery, settings, jobs };
-export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'settings', 'jobs', 'least-privilege'] as const;
+export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery, settings, jobs, data };
+export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'settings', 'jobs', 'data', 'least-privilege'] as const;
 /** What least-privilege replays: every call of these scenarios. */
-export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery', 'settings', 'jobs'] as const;
+export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery', 'settings', 'jobs', 'data'] as const;
 
 /** Virtual start: 2026-01-01T23:50Z, ten minutes before the example DAGs' daily schedules fire. */
 export const SCENARIO_START = Date.parse('2026-01-01T23:50:00Z');
@@ -29,7 +30,7 @@ export const SCENARIO_START = Date.parse('2026-01-01T23:50:00Z');
 /** CDK context the scenarios synthesize with. */
 export const SCENARIO_CONTEXT = { shards: '2' };
 
-/** The app the scenarios synthesize: the Airless stack with `jobs` and the jobs scenario's scaffold (scenarios/app.ts). */
+/** The app the scenarios synthesize: the Airless stack with `jobs`, the jobs scenario's scaffold and the data scenario's (scenarios/app.ts). */
 export const SCENARIO_APP = 'npx tsx lib/rehearsal/scenarios/app.ts';
 
 export interface ScenarioResult {
