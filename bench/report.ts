@@ -2,9 +2,11 @@
  * The bench's results as one JSON document and as tables for a person, each figure
  * beside its target.
  */
+import { formatInnerLoop, type InnerLoopResult } from './inner-loop.js';
 import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
+import { formatJobs, type JobsResult } from './scenarios/jobs.js';
 import type { ShapeResult } from './scenarios/shapes.js';
 import { formatBackfill, type BackfillBenchResult } from './scenarios/backfill.js';
 import type { IdleResult } from './scenarios/idle.js';
@@ -35,6 +37,10 @@ export interface BenchReport {
   backfill?: BackfillBenchResult;
   /** Issue 22 §4: the month's bill when nothing runs (bench/scenarios/idle.ts). */
   idle?: IdleResult;
+  /** Issue 19: `airless run` of the scaffold's DAG, first and second (bench/inner-loop.ts). */
+  innerLoop?: InnerLoopResult;
+  /** Issue 20: the requests of one operator's job (bench/scenarios/jobs.ts). */
+  jobs?: JobsResult;
   durationMs: number;
 }
 
@@ -124,6 +130,8 @@ export function formatReport(r: BenchReport): string {
     out.push('', `Idle: a month with nothing running (${r.idle.dags} DAGs registered, none due; list prices, no free tier) -> ${mark(r.idle.usdPerMonth <= TARGETS.idleUsdPerMonth)} (target <= $${TARGETS.idleUsdPerMonth.toFixed(2)})`);
     out.push(formatIdleBill(r.idle));
   }
+  if (r.innerLoop) out.push('', formatInnerLoop(r.innerLoop));
+  if (r.jobs) out.push('', formatJobs(r.jobs));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

@@ -1,9 +1,9 @@
 /**
- * `npm run bench`: the four scenarios of issue 6 (scheduler shapes, sensors, cost, HA),
+ * `npm run bench`: the four scenarios of issue 6 (scheduler shapes, sensors, cost, HA), and later ones (mapping, UI, jobs),
  * a table for a person, and with `--json` the results in bench/results/latest.json and
  * as the last line of stdout. Method and latest figures: docs/performance.md.
  *
- * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha] [--memory-only] [--dynamodb-endpoint URL]
+ * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha,mapping,ui,backfill,inner-loop,jobs,assets] [--memory-only] [--dynamodb-endpoint URL]
  * (`--only backfill --update-cost-model` also writes lib/engine/rules/cost-model.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'idle'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'idle' | 'inner-loop' | 'jobs' | 'assets'>;
   /** Write the backfill scenario's figures into lib/engine/rules/cost-model.ts. */
   updateCostModel?: boolean;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
@@ -31,7 +31,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'idle'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'idle', 'inner-loop', 'jobs', 'assets'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -52,7 +52,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     shapes: [],
     durationMs: 0,
   };
-  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill') || opts.only.has('idle'));
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill') || opts.only.has('idle') || opts.only.has('jobs') || opts.only.has('assets'));
   let ddb: DynamoDbLocal | undefined;
   let client: DynamoDBClient | undefined;
   let endpoint = opts.dynamodbEndpoint;
@@ -109,6 +109,20 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const { idleBench } = await import('./scenarios/idle.js');
       report.idle = await idleBench(client, endpoint);
     }
+    // issue 20: the requests of one operator's job (bench/scenarios/jobs.ts)
+    if (client && opts.only.has('jobs')) {
+      say('jobs');
+      const { jobsBench } = await import('./scenarios/jobs.js');
+      report.jobs = await jobsBench(client);
+    }
+    // issue 21: what one asset event costs (bench/scenarios/assets.ts)
+    if (client && opts.only.has('assets')) {
+      say('asset events');
+      const { assetCostBench, formatAssetCost } = await import('./scenarios/assets.js');
+      const assets = await assetCostBench(client);
+      (report as BenchReport & { assets?: unknown }).assets = assets;
+      say(formatAssetCost(assets));
+    }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {
       say('UI grid and graph');
@@ -116,6 +130,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const ui = await uiBench({ runs: Math.round(100 * scale) || 10 });
       (report as BenchReport & { ui?: unknown }).ui = ui;
       say(formatUiBench(ui));
+    }
+    // issue 19: first and second `airless run` of the scaffold's DAG, bench/inner-loop.ts
+    if (opts.only.has('inner-loop')) {
+      say('inner loop (airless run, twice)');
+      const { innerLoopBench } = await import('./inner-loop.js');
+      report.innerLoop = await innerLoopBench();
     }
   } finally {
     client?.destroy();

@@ -76,7 +76,7 @@ export interface CostResult {
 }
 
 /** The real clock moved forward by `shiftMs`, so poke cycles a minute apart take no wall time. */
-class ShiftedClock extends PerfClock {
+export class ShiftedClock extends PerfClock {
   shiftMs = 0;
   override now(): number {
     return super.now() + this.shiftMs;
@@ -84,7 +84,7 @@ class ShiftedClock extends PerfClock {
 }
 
 /** Counts what passes through the queue and the timer on top of the real SqsQueue. */
-class CountingQueue implements Queue {
+export class CountingQueue implements Queue {
   messages = 0;
   sendRequests = 0;
   constructor(readonly sqs: SqsQueue) {}
@@ -97,7 +97,7 @@ class CountingQueue implements Queue {
 }
 
 /** A timer that counts its calls (EventBridge Scheduler requests) and delivers through an SQS delay. */
-class CountingTimer implements Timer {
+export class CountingTimer implements Timer {
   calls = 0;
   constructor(private readonly queue: Queue, private readonly now: () => number) {}
   async schedule(_id: string, at: number, message: QueueMessage): Promise<void> {
@@ -111,7 +111,7 @@ class CountingTimer implements Timer {
 
 const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-function perTask(u: Usage, tasks: number, batch: number): PerTask {
+export function perTask(u: Usage, tasks: number, batch: number): PerTask {
   const batches = Math.ceil(u.messages / batch);
   return {
     wcu: r4(u.wcu / tasks),
@@ -122,7 +122,7 @@ function perTask(u: Usage, tasks: number, batch: number): PerTask {
   };
 }
 
-function priceMillion(t: PerTask) {
+export function priceMillion(t: PerTask) {
   const m = 1e6;
   return {
     dynamoWrites: usd('dynamoWrite', t.wcu * m),

@@ -6,3 +6,4 @@ export { loadBundle } from './load.js';
 export { LocalBundleSource, buildToLocalVersion } from './local-source.js';
 export { collectDefinitions, importBundle, sha256Hex } from './collect.js';
 export { bundleVersion } from './version.js';
+export { BuildCache, defaultCacheDir } from './cache.js';

@@ -24,8 +24,8 @@ const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).to
  * @example
  * await cmdTrigger(ports, 'etl_daily', { full: true }, console.log);
  */
-export async function cmdTrigger(p: AwsPorts, dagId: string, conf: Record<string, unknown> | undefined, out: Out, logicalDate?: number): Promise<number> {
-  const run = await triggerRun(p, dagId, { conf: conf ?? {}, ...(logicalDate === undefined ? {} : { logicalDate }) });
+export async function cmdTrigger(p: AwsPorts, dagId: string, conf: Record<string, unknown> | undefined, out: Out, logicalDate?: number, runId?: string): Promise<number> {
+  const run = await triggerRun(p, dagId, { conf: conf ?? {}, ...(logicalDate === undefined ? {} : { logicalDate }), ...(runId === undefined ? {} : { runId }) });
   out(`run ${run.runId} of ${dagId}: ${color(run.state)}`);
   return 0;
 }

@@ -10,16 +10,19 @@ import { AirlessError } from '../engine/index.js';
 import type { Clock, Log, Metrics } from '../engine/index.js';
 import { TimerPump } from '../runtime/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
+import { defaultCacheDir } from '../build/index.js';
 import { pushBundle } from './aws-push.js';
 import { cmdBackfillOn } from './backfill.js';
 import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';
 import { parseJsonOption, UsageError } from './output.js';
+import { runAssetsVerb } from './assets.js';
 
 export interface AwsCommandOptions {
   stack?: string;
   /** An AWS-compatible endpoint for every client (a rehearsal, LocalStack); overrides AIRLESS_AWS_ENDPOINT. */
   endpoint?: string;
   'logical-date'?: string;
+  'run-id'?: string;
   conf?: string;
   payload?: string;
   try?: string;
@@ -43,7 +46,7 @@ const NO_METRICS: Metrics = { count: () => {}, timing: () => {} };
 const USAGE: Record<string, [number, string]> = {
   push: [1, '<dir>'], trigger: [1, '<dag>'], runs: [1, '<dag>'], tasks: [2, '<dag> <runId>'],
   logs: [3, '<dag> <runId> <task>'], signal: [1, '<key>'], pause: [1, '<dag>'], unpause: [1, '<dag>'],
-  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''], backfill: [0, ''],
+  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''], backfill: [0, ''], assets: [1, 'list|events|emit'],
 };
 
 /**
@@ -95,10 +98,10 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
   const { ports: p, out } = ctx;
   switch (cmd) {
     case 'push':
-      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'] });
+      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'], cacheDir: defaultCacheDir() });
       return 0;
     case 'trigger':
-      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']));
+      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']), o['run-id']);
     case 'runs':
       return cmdRuns(p, a[0], out);
     case 'tasks':
@@ -120,6 +123,8 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
     case 'backfill':
       // Its options arrive parsed (commands/backfill.ts validates and converts them first).
       return cmdBackfillOn(p, o as Parameters<typeof cmdBackfillOn>[1], out);
+    case 'assets':
+      return runAssetsVerb(p, a, o, out);
     default:
       throw new UsageError(`unknown command ${cmd}`);
   }

@@ -17,6 +17,7 @@ import { cmdClear, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js
 import { cmdBackfillOn } from './backfill.js';
 import { jsonOrString } from './options.js';
 import { exitCodeFor, UsageError } from './output.js';
+import { runAssetsVerb } from './assets.js';
 
 /** Where a running dev announces its endpoint. */
 export const DEV_ANNOUNCE = path.join('.airless', 'dev.json');
@@ -35,7 +36,7 @@ export interface ControlRequest {
 }
 
 /** Commands a dev answers (the others need a stack). */
-export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs', 'backfill'];
+export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs', 'backfill', 'assets'];
 
 async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: string) => void): Promise<number> {
   const [a0, a1, a2] = r.args;
@@ -43,7 +44,8 @@ async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: str
   const ports = p as unknown as AwsPorts;
   switch (r.command) {
     case 'trigger':
-      return cmdTrigger(ports, a0, r.options.conf === undefined ? undefined : JSON.parse(String(r.options.conf)), out);
+      return cmdTrigger(ports, a0, r.options.conf === undefined ? undefined : JSON.parse(String(r.options.conf)), out, undefined,
+        r.options['run-id'] === undefined ? undefined : String(r.options['run-id']));
     case 'runs':
       return cmdRuns(ports, a0, out);
     case 'tasks':
@@ -67,6 +69,8 @@ async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: str
       for (const l of lines) out(`try ${l.fields?.tryNumber}  ${l.level}  ${l.msg}`);
       return 0;
     }
+    case 'assets':
+      return runAssetsVerb(p, r.args, r.options, out);
     default:
       throw new UsageError(`airless ${r.command} cannot run against a dev (it answers ${DEV_COMMANDS.join(', ')})`);
   }

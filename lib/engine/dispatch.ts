@@ -12,6 +12,8 @@ import { handleFire } from './waiting.js';
 import { handleCallback } from './callbacks-run.js';
 import { handleTask, type TaskResult } from './worker.js';
 import { advanceBackfill } from './flow/backfill.js';
+import { handleAssetMessage } from './handlers/asset-message.js';
+import { handleStop } from './flow/job-stop.js';
 
 /**
  * @example
@@ -36,5 +38,9 @@ export async function handleMessage(p: Ports, raw: unknown): Promise<TaskResult>
     case 'backfill':
       await advanceBackfill(p, msg.backfillId);
       return 'done';
+    case 'asset':
+      return handleAssetMessage(p, msg);
+    case 'stop':
+      return handleStop(p, msg);
   }
 }

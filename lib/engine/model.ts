@@ -5,6 +5,8 @@
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
+import type { AssetCondition, AssetSpec } from './model/assets.js';
+import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
 
 export const TRIGGER_RULES = [
   'all_success',
@@ -89,6 +91,11 @@ export interface TaskSpec extends RetryPolicy {
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
+  /** Assets a success of the task emits an event for, and assets it reads (URIs; defined in the DAG's `assets`). */
+  outlets?: string[];
+  inlets?: string[];
+  /** An operator task (`ecsRunTask(...)`, `waitForEvent(...)`): submits a job and waits for its end event (model/events.ts). */
+  operator?: OperatorSpec;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -142,6 +149,10 @@ export interface DagSpec {
   /** Run-level callbacks the DAG defines (`onSuccess`, `onFailure`): code in the bundle, notifiers in `notify`. */
   callbacks?: DagCallbackEvent[];
   notify?: NotifierSpec[];
+  /** Runs when asset events satisfy this (`schedule` is then null); see model/assets.ts. */
+  assetSchedule?: AssetCondition;
+  /** Every asset the DAG names (schedule, outlets, inlets), each once. */
+  assets?: AssetSpec[];
 }
 
 export interface Manifest {
@@ -172,7 +183,7 @@ export interface DagRecord {
   updatedAt: number;
 }
 
-export type RunType = 'scheduled' | 'manual' | 'backfill';
+export type RunType = 'scheduled' | 'manual' | 'backfill' | 'asset_triggered';
 
 export interface DagRun {
   dagId: string;
@@ -197,6 +208,8 @@ export interface DagRun {
   error?: string;
   /** The backfill that created or reprocessed the run: its slot counts there (flow/backfill.ts). */
   backfillId?: number;
+  /** An asset-triggered run: the refs of the asset events it consumed, by asset URI (flow/assets.ts). */
+  assetEvents?: Record<string, string[]>;
 }
 
 export interface TaskKey {
@@ -209,7 +222,9 @@ export interface TaskKey {
 export type TriggerSpec =
   | { after: string | number }
   | { at: string | number }
-  | { event: string };
+  | { event: string }
+  /** An EventBridge event (flow/event-wait.ts). */
+  | EventTrigger;
 
 export interface TaskInstance extends TaskKey {
   state: TaskState;
@@ -288,6 +303,9 @@ export interface TriggerRecord {
   lastError?: string;
   // events
   eventKey?: string;
+  /** An EventBridge event wait: the pattern the event must match, and the job it ends (flow/event-wait.ts). */
+  pattern?: EventPattern;
+  job?: JobRef;
 }
 
 export interface SignalRecord {

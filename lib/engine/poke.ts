@@ -17,6 +17,7 @@ import { varsFor } from './dag-index.js';
 import { VIRTUAL_SHARDS } from './sensor-start.js';
 import { afterPokeCycle } from './flow/poker-schedule.js';
 import { failTry, type Outcome } from './worker-finish.js';
+import { checkJobs, type JobCheckReport } from './flow/job-safety-net.js';
 
 /** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */
 function externalTaskPoke(p: Ports): SensorPoke {
@@ -113,6 +114,8 @@ export interface PokeReport {
   settled: number;
   /** Earliest time a sensor of this shard that is still waiting is due again. */
   nextPokeAt?: number;
+  /** The jobs without an end event this shard described (flow/job-safety-net.ts). */
+  jobs?: JobCheckReport;
 }
 
 /** Runs `fn` over items with at most `limit` in flight. */
@@ -189,7 +192,10 @@ export async function pokeShard(
     }
     await Promise.all(group.map(async (t) => { if (await settleSensor(p, t)) report.settled++; }));
   });
-  await afterPokeCycle(p, shard, report.sensors, now);
+  // The jobs' safety net rides on this poker too (flow/job-safety-net.ts): its rows keep the
+  // poker on like sensors do, so they are checked first and counted in the drain decision.
+  report.jobs = await checkJobs(p, shard, shards);
+  await afterPokeCycle(p, shard, report.sensors + report.jobs.waiting, now);
   // Nothing is counted by a cycle that found no sensor: an idle poker publishes no metric.
   if (report.sensors > 0) p.metrics.count('SensorsWaiting', report.sensors);
   if (report.pokes > 0) {

@@ -18,6 +18,9 @@ import type { RunState, TaskState } from './states.js';
 import type { MappingStore } from './mapping-store.js';
 import type { BackfillStore } from './model/backfill-store.js';
 import type { PokerSchedules, PokerStateStore } from './model/poker-state.js';
+import type { AssetStore } from './model/asset-store.js';
+import type { AssetMessage } from './model/assets.js';
+import type { EventStore, JobDrivers, JobRef } from './model/events.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -82,7 +85,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, BackfillStore, PokerStateStore {
+export interface Store extends MappingStore, BackfillStore, PokerStateStore, EventStore, AssetStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -228,7 +231,19 @@ export interface BackfillMessage {
   backfillId: number;
 }
 
-export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage | BackfillMessage;
+/** Stop the job of a task that stopped waiting for it (timed out, marked, cleared): flow/job-stop.ts. */
+export interface StopMessage {
+  kind: 'stop';
+  dagId: string;
+  runId: string;
+  taskId: string;
+  tryNumber: number;
+  job: JobRef;
+  /** Why, as the service records it (ECS stoppedReason, Batch reason, Step Functions cause). */
+  reason: string;
+}
+
+export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage | BackfillMessage | StopMessage | AssetMessage;
 
 export interface Queue {
   /** Sends messages, at most `delayMs` late (0 to 15 minutes). */
@@ -356,6 +371,8 @@ export interface Ports {
   remainingMs?: () => number;
   /** Switches the poker schedules on and off with the sensors (flow/poker-schedule.ts); absent: pokers run as deployed. */
   pokerSchedules?: PokerSchedules;
+  /** AWS job services by operator type (lib/operators); absent: operator tasks fail saying so. */
+  jobs?: JobDrivers;
 }
 
 export interface EngineConfig {
@@ -385,6 +402,10 @@ export interface EngineConfig {
   pokeTimeoutMs: number;
   /** Most instances one `expand` may create (Airflow's max_map_length); more fails the mapped task. */
   maxMapLength?: number;
+  /** How long an event is kept for a wait registered after it arrived (default 1 day). */
+  eventRetentionMs?: number;
+  /** An operator's job is described when no event ended it this long after submit, and every such interval (default 15 min). */
+  jobSafetyNetMs?: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
@@ -399,4 +420,6 @@ export const DEFAULT_CONFIG: EngineConfig = {
   pokeConcurrency: 256,
   pokeTimeoutMs: 30_000,
   maxMapLength: 10_000,
+  eventRetentionMs: 24 * 3600_000,
+  jobSafetyNetMs: 15 * 60_000,
 };

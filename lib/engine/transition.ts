@@ -16,6 +16,7 @@ import { clearEarlierTries } from './xcom-clear.js';
 import { limitMoves, limitsApply } from './pool-limits.js';
 import { isInstanceId } from './mapping-ids.js';
 import { armCallback, sendCallback, taskCallbackMessage, taskEvent } from './callbacks.js';
+import { leaveEventWait } from './flow/job-stop.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -144,6 +145,7 @@ export async function transition(
   const event = t.expand !== undefined && !isInstanceId(ti.taskId) ? undefined : taskEvent(t, ti.state, to, opts.mark);
   const callback = event && taskCallbackMessage(ti, event);
   await armCallback(p, callback);
+  const leftWait = await leaveEventWait(p, ti, to, fields); // an event wait's job is stopped first, its row deleted after (flow/job-stop.ts)
   const r = opts.forgetUpstream
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
     : await p.store.updateTask(ti, expectOf(ti), patch, slot, limits?.moves.length ? limits.moves : undefined);
@@ -151,6 +153,7 @@ export async function transition(
   else {
     if (to === 'running') await clearEarlierTries(p, r.item);
     await sendCallback(p, callback);
+    await leftWait?.();
   }
   return r;
 }

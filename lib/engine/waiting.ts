@@ -13,12 +13,17 @@ import type { SignalRecord, TaskInstance, TaskSpec, TriggerSpec } from './model.
 import { taskKeyString } from './model.js';
 import type { FireMessage, Ports } from './ports.js';
 import { renderTemplate } from './template.js';
+import { deferOnEvent } from './flow/event-wait.js';
+import { InvalidInputError } from './errors.js';
 
 /** How often reconcile re-checks a task waiting on an event (a missed signal). */
 export const EVENT_RECHECK_MS = 60_000;
 
 /** `running → deferred`: stores the resume point and arms the trigger; the worker is then free. */
 export async function deferTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, req: DeferRequest): Promise<boolean> {
+  if (req.event !== undefined && req.trigger !== undefined) throw new InvalidInputError('ctx.defer takes a trigger or an event, not both');
+  if (req.event !== undefined) return deferOnEvent(p, rc, t, ti, req);
+  if (req.trigger === undefined) throw new InvalidInputError('ctx.defer needs a trigger ({ after }, { at }, { event: key }) or an event ({ source, detailType, detail })');
   const now = p.clock.now();
   const vars = varsFor(rc, ti.taskId);
   const timeoutAt = req.timeout !== undefined ? now + parseDuration(req.timeout) : undefined;

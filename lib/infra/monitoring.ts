@@ -15,8 +15,13 @@ import { METRIC_NAMESPACE, METRIC_NAMES, type MetricName } from '../adapters/aws
 export { METRIC_NAMESPACE, METRIC_NAMES, type MetricName };
 
 export interface MonitoringProps {
-  /** Functions by display name (`tick`, `worker`...): each gets an errors alarm. */
+  /** Functions by display name (`tick`, `worker`...): graphed on the dashboard, alarmed as below. */
   readonly functions: Readonly<Record<string, lambda.IFunction>>;
+  /**
+   * Of {@link functions}, those whose errors alarm (by display name): $0.10 a month each.
+   * @default every function
+   */
+  readonly errorAlarms?: readonly string[];
   /**
    * Of {@link functions}, those whose throttles alarm (by display name).
    * @default every function
@@ -187,9 +192,10 @@ export class Monitoring extends Construct {
       'The ready queue is not drained: workers throttled, failing or at maximum concurrency.',
     );
     const throttled = new Set(props.throttleAlarms ?? Object.keys(props.functions));
+    const failing = new Set(props.errorAlarms ?? Object.keys(props.functions));
     for (const [name, fn] of Object.entries(props.functions)) {
       const period = Duration.minutes(5);
-      alarm(`${pascal(name)}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), 1, `The ${name} function failed.`);
+      if (failing.has(name)) alarm(`${pascal(name)}Errors`, fn.metricErrors({ period, statistic: 'Sum' }), 1, `The ${name} function failed.`);
       if (throttled.has(name)) alarm(
         `${pascal(name)}Throttles`,
         fn.metricThrottles({ period, statistic: 'Sum' }),
@@ -285,19 +291,12 @@ export class Monitoring extends Construct {
     const period = Duration.minutes(1);
     const sum = (t: dynamodb.ITable, name: string, label: string) =>
       t.metric(name, { period, statistic: 'Sum', label: `${label} ${t.node.id}` });
-    // On demand, writes are what throttle (a hot partition): reads are left out to keep the
-    // dashboard within the free tier's 50 metrics.
+    // On demand, writes are what throttle (a hot partition) and what a task costs (reads are
+    // about a twentieth of the bill, docs/performance.md): reads are left out to keep the
+    // dashboard within the free tier's 50 metrics with six tables.
     return [
       graph('DynamoDB write throttles', props.tables.map((t) => sum(t, 'WriteThrottleEvents', 'write')), [], 12),
-      graph(
-        'DynamoDB consumed capacity',
-        props.tables.flatMap((t) => [
-          sum(t, 'ConsumedReadCapacityUnits', 'read'),
-          sum(t, 'ConsumedWriteCapacityUnits', 'write'),
-        ]),
-        [],
-        12,
-      ),
+      graph('DynamoDB consumed write capacity', props.tables.map((t) => sum(t, 'ConsumedWriteCapacityUnits', 'write')), [], 12),
     ];
   }
 }

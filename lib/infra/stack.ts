@@ -46,6 +46,7 @@ export class AirlessStack extends Stack {
     output('Shards', String(props.airless?.shards ?? 8), 'Poker shards');
     output('WorkerTimeoutMs', String((props.airless?.workerTimeout?.toMilliseconds() ?? 300_000)), 'Worker function timeout');
     output('VariablesPrefix', props.airless?.variablesPrefix ?? '/airless/variables/', 'SSM Parameter Store prefix of variables (airless variables --stack)');
+    output('EventBusName', a.events.bus.eventBusName, 'Event bus your systems put events on for tasks waiting for them (ctx.defer({ event }), waitForEvent)');
     output('ConnectionsPrefix', props.airless?.connectionsPrefix ?? 'airless/connections/', 'Secrets Manager prefix of connections (airless connections --stack)');
   }
 }

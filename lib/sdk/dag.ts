@@ -14,6 +14,8 @@ import { declareGroup, TaskGroupHandle } from './groups.js';
 import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import { applyExpand } from './mapping.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
+import { assetScheduleSpec, assetSpecOf, isAssetDefinition, isAssetSchedule, type AssetDefinition } from './assets.js';
+import { isOperatorBody, operatorTask } from './operators.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -53,6 +55,8 @@ export class DagDraft {
   readonly sensors = new Set<SensorDefinition<any>>();
   readonly pools = new Set<PoolDefinition>();
   readonly weights = new Map<string, OwnWeight>();
+  /** Assets the DAG names (schedule, outlets, inlets), by URI. */
+  readonly assets = new Map<string, AssetDefinition>();
   open = true;
   constructor(readonly dagId: string, readonly defaults: TaskOptions) {}
 
@@ -94,11 +98,30 @@ export class DagDraft {
     this.weights.set(taskId, limits.own);
     if (o.dependsOnPast !== undefined && typeof o.dependsOnPast !== 'boolean') this.fail(`dependsOnPast must be a boolean, got ${JSON.stringify(o.dependsOnPast)}`, taskId);
     if (o.dependsOnPast) spec.dependsOnPast = true;
+    for (const field of ['outlets', 'inlets'] as const) {
+      const list = o[field];
+      if (list === undefined) continue;
+      if (kind === 'sensor' && field === 'outlets') this.fail('a sensor cannot have outlets (a batched sensor ends in the poker, which emits no asset events)', taskId);
+      if (!Array.isArray(list)) this.fail(`${field} must be a list of assets from asset(), got ${describe(list)}`, taskId);
+      spec[field] = list.map((a) => this.useAsset(a, field, taskId));
+    }
     const cb = collectCallbacks(o as Record<string, unknown>, TASK_CALLBACK_OPTIONS, { dagId: this.dagId, taskId });
     if (cb.events.length) spec.callbacks = cb.events;
     if (cb.notify.length) spec.notify = cb.notify;
     this.tasks.set(taskId, { spec, methods: { ...methods, ...cb.methods } });
     return new Handle(this, taskId, kind);
+  }
+
+  /** Records an asset the DAG names; the same URI must mean the same asset everywhere in it. */
+  useAsset(a: unknown, where: string, taskId?: string): string {
+    if (!isAssetDefinition(a)) return this.fail(`${where} must list assets from asset(), got ${describe(a)}`, taskId);
+    if (a.problem) this.fail(a.problem, taskId);
+    const seen = this.assets.get(a.uri);
+    if (seen && seen !== a && JSON.stringify(assetSpecOf(seen)) !== JSON.stringify(assetSpecOf(a))) {
+      this.fail(`asset ${a.uri} is declared twice with different settings (name, group, extra or watchers): declare it once and share it`, taskId);
+    }
+    if (!seen) this.assets.set(a.uri, a);
+    return a.uri;
   }
 
   link(from: readonly string[], to: readonly string[]): void {
@@ -236,13 +259,17 @@ export function dag<P extends Params = Params>(
       throw e;
     }
   };
-  const schedule = input('', () => parseSchedule(o.schedule ?? null, timezone));
+  const assetSchedule = isAssetSchedule(o.schedule) ? assetScheduleSpec(o.schedule) : undefined;
+  if (assetSchedule?.problem) fail(assetSchedule.problem);
+  const schedule = assetSchedule ? null : input('', () => parseSchedule((o.schedule as string | null | undefined) ?? null, timezone));
   const startDate = o.startDate === undefined ? undefined : input('invalid startDate', () => normalizeDate(o.startDate!, timezone));
   const endDate = o.endDate === undefined ? undefined : input('invalid endDate', () => normalizeDate(o.endDate!, timezone));
 
   const draft = new DagDraft(dagId, stripUndefined(o.defaultArgs ?? {}));
+  for (const a of assetSchedule?.assets ?? []) draft.useAsset(a, 'schedule');
   const builder: DagBuilder<P & Params> = {
     task: (taskId, body, opts = {}) => {
+      if (isOperatorBody(body)) return operatorTask(draft, taskId, body, opts);
       if (typeof body === 'function') return draft.add(taskId, 'task', { execute: body as TaskMethodFn }, opts, {});
       if (!body || typeof body !== 'object' || typeof (body as DeferrableTask).execute !== 'function') {
         draft.fail('a task body must be a function or an object with an execute method', taskId);
@@ -288,6 +315,8 @@ export function dag<P extends Params = Params>(
     tags: [...(o.tags ?? [])],
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),
+    ...(assetSchedule ? { assetSchedule: assetSchedule.condition } : {}),
+    ...(draft.assets.size ? { assets: [...draft.assets.values()].map(assetSpecOf) } : {}),
   };
   applyPriorityWeights(spec.tasks, draft.weights);
   const dagrunTimeoutMs = draft.duration(o.dagrunTimeout, 'dagrunTimeout');

@@ -4,6 +4,7 @@
 import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
 import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
 import type { NotifierDefinition } from './notify.js';
+import type { AssetDefinition, AssetSchedule } from './assets.js';
 
 /** The context of a task callback: the task's, plus what happened. */
 export type TaskCallbackContext<P extends Params = Params> = TaskContext<P> & {
@@ -77,6 +78,10 @@ export interface TaskOptions {
   onRetry?: Callbacks<TaskCallbackContext>;
   /** After the task skipped itself (ctx.skip, a sensor's softFail); not for skips by trigger rules or branches, as Airflow. */
   onSkipped?: Callbacks<TaskCallbackContext>;
+  /** Assets each success of the task emits an event for (`ctx.outletEvents(asset).extra` describes it). */
+  outlets?: readonly AssetDefinition[];
+  /** Assets the task reads: recorded and shown (lineage), as Airflow's inlets. */
+  inlets?: readonly AssetDefinition[];
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -135,8 +140,12 @@ export interface SensorOptions extends TaskOptions {
 }
 
 export interface DagOptions<P extends Params = Params> {
-  /** Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', or null for manual runs only (default). */
-  schedule?: string | null;
+  /**
+   * Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', null for manual runs only
+   * (default), or assets: one, a list (all of them), `allOf(...)`, `anyOf(...)`: a run when
+   * the condition's assets have new events (Airflow's asset schedule).
+   */
+  schedule?: string | null | AssetSchedule;
   /** IANA timezone of the cron and of dates written without an offset (default 'UTC'). */
   timezone?: string;
   /** ISO date; without an offset it is read in `timezone`. */
@@ -255,9 +264,23 @@ export interface SensorDeclaration {
   pokeContext?: Record<string, unknown>;
 }
 
+/**
+ * What an operator (`ecsRunTask(...)`, `waitForEvent(...)`, lib/sdk/operators.ts) returns: a
+ * task body that starts an AWS job and waits for its end event. Pass it to `task()`.
+ */
+export interface OperatorBody {
+  readonly __airless: 'operator';
+  /** The serializable part (the manifest's TaskSpec.operator), checked when the task is declared. */
+  readonly spec: import('../engine/index.js').OperatorSpec;
+  /** Computes the SDK input at run time, when it was given as a function of `ctx`. */
+  readonly compute?: TaskMethodFn;
+  /** Options beyond the SDK input (waitForCompletion, timeout, safetyNetInterval), checked by `task()`. */
+  readonly options?: object;
+}
+
 /** What the build callback of `dag()` receives. */
 export interface DagBuilder<P extends Params = Params> {
-  task(taskId: string, body: TaskFn<P> | DeferrableTask<P>, options?: TaskOptions): TaskHandle;
+  task(taskId: string, body: TaskFn<P> | DeferrableTask<P> | OperatorBody, options?: TaskOptions): TaskHandle;
   branch(taskId: string, body: BranchFn<P>, options?: TaskOptions): TaskHandle;
   sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): TaskHandle;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */

@@ -23,6 +23,10 @@ import { EmbeddedRuntime, type RunOutcome } from '../runtime/embedded.js';
 import { sendRunSignal } from '../runtime/signals.js';
 import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
 import { builtinSensors } from '../sensors/index.js';
+import { awsJobDrivers, JOB_SERVICES, MockJobs, type MockJobCall, type OperatorMock } from '../operators/index.js';
+import type { JobDrivers } from '../engine/index.js';
+
+export type { MockJobCall, MockJobResult, OperatorMock } from '../operators/index.js';
 
 export { assertRunState, assertTaskState, assertTaskStates, TestDagAssertionError } from './assert.js';
 
@@ -42,6 +46,18 @@ export interface TestDagOptions {
   sensorMocks?: Record<string, (pokeContext: any) => unknown>;
   /** Custom sensor types defined outside the DAG's file. */
   sensors?: SensorDefinition<any>[];
+  /**
+   * Operators to mock, by operator type (`ecs_run_task`, `glue_start_job_run`...): each gets
+   * the SDK input and says how the job ends (`{ after: '40m' }`, `{ fail: 'OOM' }`,
+   * `{ dropEvent: true }`...); its end event, in AWS's shape, then goes through the events path.
+   */
+  operatorMocks?: Record<string, OperatorMock>;
+  /**
+   * An AWS-compatible endpoint (a rehearsal's, or LocalStack) the operators that are not
+   * mocked call for real. Their end events reach that endpoint's stack, not this run: the
+   * safety net's describes find each job's end.
+   */
+  endpoint?: string;
   /** Virtual time (default true): waits cost no wall time. `false` runs on the real clock. */
   timeWarp?: boolean;
   /** Stop after this much virtual time (default 30 days): the run is then `stalled`. */
@@ -72,6 +88,8 @@ export interface TestDagResult {
   logs: LogLine[];
   /** Virtual milliseconds the run took. */
   virtualMs: number;
+  /** The jobs the mocked operators started, in order. */
+  jobs: MockJobCall[];
   run: DagRun;
   /** An XCom a task pushed (default key `return_value`). */
   xcom(taskId: string, key?: string): unknown;
@@ -141,7 +159,10 @@ export async function testDag(dag: DagDefinition, opts: TestDagOptions = {}): Pr
   const sensors: Record<string, SensorPoke> = { ...builtinSensors(), ...(opts.sensorMocks as Record<string, SensorPoke> | undefined) };
   const log = new MemoryLog();
   const xcoms = new Map<string, Record<string, unknown>>();
-  const rt = new EmbeddedRuntime({ bundles, clock, schedules: false, sensors, log, store: recordXcoms(new MemoryStore(), xcoms) });
+  let rt: EmbeddedRuntime | undefined;
+  const mocks = opts.operatorMocks && new MockJobs(opts.operatorMocks, JOB_SERVICES, { now: () => clock.now(), deliver: (event, at) => rt!.scheduleEvent(event, at) });
+  const jobs: JobDrivers | undefined = opts.endpoint || mocks ? { ...(opts.endpoint ? awsJobDrivers({ endpoint: opts.endpoint }) : {}), ...mocks?.drivers() } : undefined;
+  rt = new EmbeddedRuntime({ bundles, clock, schedules: false, sensors, log, store: recordXcoms(new MemoryStore(), xcoms), jobs });
   await rt.register(inline.version);
   const started = clock.now();
   const run = await rt.trigger(dag.spec.dagId, { conf: opts.conf, logicalDate });
@@ -169,6 +190,7 @@ export async function testDag(dag: DagDefinition, opts: TestDagOptions = {}): Pr
     tasks,
     logs: log.lines,
     virtualMs: clock.now() - started,
+    jobs: mocks?.calls ?? [],
     run: final,
     xcom: (taskId, key = 'return_value') => xcoms.get(taskId)?.[key],
     taskLogs: (taskId) => log.lines.filter((l) => l.fields?.taskId === taskId).map((l) => l.msg),

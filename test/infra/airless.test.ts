@@ -39,18 +39,21 @@ const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
 describe('default Airless stack', () => {
   it('creates the expected resources', () => {
     const counts: Record<string, number> = {
-      'AWS::DynamoDB::Table': 5,
-      'AWS::SQS::Queue': 3,
+      'AWS::DynamoDB::Table': 6,
+      // ready queue, its DLQ, the Scheduler DLQ, the events path's DLQ
+      'AWS::SQS::Queue': 4,
       'AWS::S3::Bucket': 2,
-      // the four functions plus CDK's bucket-notifications handler
-      'AWS::Lambda::Function': 5,
+      // the five functions plus CDK's bucket-notifications handler
+      'AWS::Lambda::Function': 6,
       'AWS::Lambda::EventSourceMapping': 1,
-      'AWS::Logs::LogGroup': 4,
+      'AWS::Logs::LogGroup': 5,
       'AWS::Scheduler::ScheduleGroup': 3,
       'AWS::Scheduler::Schedule': 9,
-      // issue 22 §4: no dashboard and no KMS key unless asked for; 10 alarms (the free tier's 10 alarm metrics)
+      // issue 22 §4: no dashboard and no KMS key unless asked for; 11 alarms on AWS's own metrics
       'AWS::CloudWatch::Dashboard': 0,
-      'AWS::CloudWatch::Alarm': 10,
+      'AWS::CloudWatch::Alarm': 11,
+      'AWS::Events::EventBus': 1,
+      'AWS::Events::Rule': 2,
       'AWS::SNS::Topic': 1,
       'AWS::KMS::Key': 0,
       'Custom::S3BucketNotifications': 1,
@@ -81,6 +84,7 @@ describe('default Airless stack', () => {
           'AIRLESS_SCHEDULER_ROLE_ARN',
           'AIRLESS_SHARDS',
           'AIRLESS_SYSTEM_SCHEDULE_GROUP',
+          'AIRLESS_TABLE_ASSETS',
           'AIRLESS_TABLE_DAGS',
           'AIRLESS_TABLE_KV',
           'AIRLESS_TABLE_RUNS',
@@ -311,7 +315,7 @@ describe('default Airless stack', () => {
     expect(JSON.stringify(byRole.register)).not.toContain('Airless-system');
   });
 
-  it('alarms on both DLQs, the oldest message, errors of every function and throttles of the tick, worker and poker: AWS metrics only', () => {
+  it('alarms on the three DLQs, the oldest message, errors of the tick, worker, poker and register-bundle, throttles of the tick, worker and poker: AWS metrics only', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     const on = (metric: string, ref: string) =>
       alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(ref));
@@ -321,9 +325,13 @@ describe('default Airless stack', () => {
     expect(age).toHaveLength(1);
     expect(age[0].Threshold).toBe(1800);
     expect(on('ApproximateNumberOfMessagesVisible', ids.dlq)[0].Threshold).toBe(1);
+    expect(on('ApproximateNumberOfMessagesVisible', logicalId(stack, stack.airless.events.deadLetterQueue))).toHaveLength(1);
     for (const fn of [ids.tick, ids.worker, ids.poker, ids.registerBundle]) expect(on('Errors', fn)).toHaveLength(1);
     for (const fn of [ids.tick, ids.worker, ids.poker]) expect(on('Throttles', fn)).toHaveLength(1);
     expect(on('Throttles', ids.registerBundle)).toHaveLength(0);
+    // The events function's failures end in its DLQ, alarmed above: no errors or throttles alarm of its own.
+    const eventsFn = logicalId(stack, stack.airless.functions.events);
+    expect(alarms.filter((a) => JSON.stringify(a.Dimensions).includes(eventsFn))).toHaveLength(0);
     for (const a of alarms) {
       expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
       // A service metric each, listed directly (the free tier counts only such alarms): no custom metric, no math.

@@ -43,7 +43,7 @@ describe.skipIf(!endpoint)('the idle bill', () => {
     for (const item of ['Custom metrics published at idle', 'CloudWatch dashboards', 'KMS customer managed keys', 'KMS requests for table keys']) {
       expect(line(bill, item).usdPerMonth, item).toBe(0);
     }
-    expect(line(bill, 'CloudWatch alarms').quantity).toBe(10);
+    expect(line(bill, 'CloudWatch alarms').quantity).toBe(11); // the three DLQs (ready, Scheduler, events), the oldest message, 4 Errors, 3 Throttles
   });
 
   it('would fail with the pokers of before: enabled schedules, each invocation priced as measured', () => {

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Decision } from '../../lib/rehearsal/gateway/index.js';
-import { synth } from '../../lib/rehearsal/rehearsal.js';
-import { LEAST_PRIVILEGE_INPUTS, leastPrivilege, runScenarios, SCENARIO_CONTEXT, type Summary } from '../../lib/rehearsal/scenarios/index.js';
+import { PROJECT_ROOT, synth } from '../../lib/rehearsal/rehearsal.js';
+import { LEAST_PRIVILEGE_INPUTS, leastPrivilege, runScenarios, SCENARIO_APP, SCENARIO_CONTEXT, type Summary } from '../../lib/rehearsal/scenarios/index.js';
 import type { StackTemplate } from '../../lib/rehearsal/template.js';
 
 const dynamodbEndpoint = inject('dynamodbEndpoint');
@@ -39,7 +39,7 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'airless-rehearsal-test-'));
     cdkOut = join(work, 'cdk.out');
-    await synth(cdkOut, SCENARIO_CONTEXT);
+    await synth(cdkOut, SCENARIO_CONTEXT, { app: SCENARIO_APP, projectDir: PROJECT_ROOT });
   }, 180_000);
   afterAll(async () => {
     if (work) await rm(work, { recursive: true, force: true });
@@ -64,6 +64,14 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
 
   it('settings: variables and connections set with the CLI, read by the worker, the poker and the tick, masked in logs', { timeout: 300_000, retry: 1 }, async () => {
     await scenario('settings');
+  });
+
+  it('data: an S3 object (its notification delivered twice) triggers its DAG once; allOf waits for both assets, anyOf runs on either; EventBridge and SQS sources deduplicated', { timeout: 300_000, retry: 1 }, async () => {
+    await scenario('data');
+  });
+
+  it('jobs: AWS jobs resumed by their end events, a retry, a lost and an early event, six jobs stopped by their timeouts', { timeout: 300_000, retry: 1 }, async () => {
+    await scenario('jobs');
   });
 
   it('least privilege: every grant a call used is needed, every unused one is allow-listed with its reason', async (ctx) => {

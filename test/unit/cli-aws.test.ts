@@ -23,7 +23,7 @@ const OUTPUTS = {
   SchedulerGroup: 'Airless-timers', DagScheduleGroup: 'Airless-dags',
   // CloudFormation-generated table names
   TableDags: 'Airless-StateDags1-A', TableRuns: 'Airless-StateRuns2-B', TableTasks: 'Airless-StateTasks3-C',
-  TableTriggers: 'Airless-StateTriggers4-D', TableKv: 'Airless-StateKv5-E',
+  TableTriggers: 'Airless-StateTriggers4-D', TableKv: 'Airless-StateKv5-E', TableAssets: 'Airless-StateAssets6-F',
 };
 
 function clients(): CliClients {
@@ -51,7 +51,7 @@ beforeEach(() => {
 describe('stack outputs -> environment', () => {
   it('maps the outputs and derives the queue ARNs from their URLs', () => {
     expect(envFromOutputs(OUTPUTS, { stackName: 'Airless' })).toEqual({
-      tableNames: { dags: 'Airless-StateDags1-A', runs: 'Airless-StateRuns2-B', tasks: 'Airless-StateTasks3-C', triggers: 'Airless-StateTriggers4-D', kv: 'Airless-StateKv5-E' },
+      tableNames: { dags: 'Airless-StateDags1-A', runs: 'Airless-StateRuns2-B', tasks: 'Airless-StateTasks3-C', triggers: 'Airless-StateTriggers4-D', kv: 'Airless-StateKv5-E', assets: 'Airless-StateAssets6-F' },
       tablePrefix: '', queueUrl: OUTPUTS.QueueUrl, queueArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-Ready',
       bucket: 'airless-bundles-abc', shards: 8, timerGroup: 'Airless-timers', dagScheduleGroup: 'Airless-dags',
       schedulerRoleArn: '', schedulerDlqArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-SchedDlq',

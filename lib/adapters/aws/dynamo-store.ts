@@ -30,9 +30,12 @@ import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
 import { backfillCounter, DynamoBackfills } from './dynamo-backfills.js';
 import { DynamoPokerStates } from './dynamo-poker-state.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
+import { DynamoAssets } from './dynamo-assets.js';
+import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from '../../engine/index.js';
+import { DynamoKeptEvents } from './dynamo-events.js';
+import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -80,6 +83,8 @@ export class DynamoStore implements Store {
       runsTable: this.t.runs, runItem: (run) => this.runItem(run),
       runPatch: (x, patch, dagId, runId) => this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] }),
     });
+    this.assets = new DynamoAssets(this.r, this.t.assets);
+    this.kept = new DynamoKeptEvents(this.r, this.t.kv);
   }
 
   // Poker schedule states (dynamo-poker-state.ts).
@@ -98,6 +103,11 @@ export class DynamoStore implements Store {
   updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
   stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
   completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+
+  // Events kept for waits stored after them (dynamo-events.ts).
+  private readonly kept: DynamoKeptEvents;
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
   private readonly maps: DynamoMapCounts;
@@ -460,4 +470,22 @@ export class DynamoStore implements Store {
       else x.set(k, encodeValue(k, v));
     }
   }
+
+  // ------------------------------------------------------------------ assets (dynamo-assets.ts)
+
+  private readonly assets: DynamoAssets;
+  putAssetRecord(rec: AssetRecord): Promise<void> { return this.assets.putAssetRecord(rec); }
+  getAssetRecord(uri: string): Promise<AssetRecord | undefined> { return this.assets.getAssetRecord(uri); }
+  listAssetRecords(): Promise<AssetRecord[]> { return this.assets.listAssetRecords(); }
+  putAssetWatcher(w: AssetWatcherEntry): Promise<void> { return this.assets.putAssetWatcher(w); }
+  deleteAssetWatcher(w: AssetWatcherEntry): Promise<void> { return this.assets.deleteAssetWatcher(w); }
+  listAssetWatchers(source: string): Promise<AssetWatcherEntry[]> { return this.assets.listAssetWatchers(source); }
+  putAssetEvent(e: AssetEventRecord) { return this.assets.putAssetEvent(e); }
+  getAssetEvents(refs: readonly string[]): Promise<AssetEventRecord[]> { return this.assets.getAssetEvents(refs); }
+  listAssetEvents(uri: string, o: { limit: number; after?: number; before?: number }) { return this.assets.listAssetEvents(uri, o); }
+  markAssetEventsConsumed(refs: readonly string[], runKey: string): Promise<void> { return this.assets.markAssetEventsConsumed(refs, runKey); }
+  queueAssetEvent(dagId: string, uri: string, ref: string, now: number, cap: number): Promise<QueueOutcome> { return this.assets.queueAssetEvent(dagId, uri, ref, now, cap); }
+  getAssetQueue(dagId: string): Promise<AssetQueue | undefined> { return this.assets.getAssetQueue(dagId); }
+  consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number) { return this.assets.consumeAssetQueue(dagId, gen, refs, now); }
+  clearAssetQueue(dagId: string, uri?: string): Promise<void> { return this.assets.clearAssetQueue(dagId, uri); }
 }

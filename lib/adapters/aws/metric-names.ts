@@ -32,8 +32,9 @@ export type MetricName = (typeof METRIC_NAMES)[number];
 
 /**
  * Counter or timing name in the code → the CloudWatch metric it is published as. The
- * safety net's repairs share one metric (`Recovered`: work reconcile picked up after a
- * lost worker or message); their detail is in the logs. A name not listed here is counted
+ * safety net's repairs share one metric (`Recovered`: work reconcile, the tick or the
+ * jobs' safety net picked up after a lost worker, message or event); their detail is in
+ * the logs. Messages and events dropped as unusable share `MessagesDropped`. A name not listed here is counted
  * in process only (the bench and tests read it): the adapters' request counts duplicate
  * the metrics AWS publishes for free per table, queue and schedule group.
  */
@@ -56,6 +57,9 @@ export const PUBLISHED_AS: Readonly<Record<string, MetricName>> = {
   TimersRecovered: 'Recovered',
   CallbacksRecovered: 'Recovered',
   PokerRecovered: 'Recovered',
+  JobsResumedBySafetyNet: 'Recovered',
   MessagesDropped: 'MessagesDropped',
+  // An EventBridge event that is not one: dropped like a worker's unretryable message.
+  EventsDropped: 'MessagesDropped',
   CallbacksFailed: 'CallbacksFailed',
 };

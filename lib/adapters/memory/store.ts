@@ -18,9 +18,11 @@ import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
 import { MemoryBackfills } from './backfills.js';
 import { MemoryPokerStates } from './poker-state.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
+import { MemoryAssets } from './assets.js';
+import { MemoryKeptEvents } from './events.js';
+import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -32,7 +34,7 @@ import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, condi
  * await store.createRun(run);
  * const r = await store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running' }, { delta: 1, max: 4 });
  */
-export class MemoryStore implements Store {
+export class MemoryStore extends MemoryAssets implements Store {
   private readonly dags = new Map<string, DagRecord>();
   private readonly runs = new Map<string, Map<string, DagRun>>();
   private readonly activeRuns = new Map<string, DagRun>();
@@ -85,6 +87,10 @@ export class MemoryStore implements Store {
   updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
   stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
   completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+  /** Events kept for waits stored after them (events.ts). */
+  private readonly kept = new MemoryKeptEvents();
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // ----------------------------------------------------------------- DAG registry
 

@@ -24,9 +24,11 @@ import { unpause } from './unpause.js';
 import { ui } from './ui.js';
 import { variablesDelete, variablesGet, variablesList, variablesSet } from './variables.js';
 import { connectionsDelete, connectionsGet, connectionsList, connectionsSet } from './connections.js';
+import { assetsEmit, assetsEvents, assetsList } from './assets.js';
 
 export const COMMANDS: readonly Command[] = [
   init, build, dagsList, run, backfill, tasksTest, dev,
   push, trigger, runs, tasks, logs, signal, pause, unpause, clear, ui, timerPump, rehearse,
   variablesSet, variablesGet, variablesList, variablesDelete, connectionsSet, connectionsGet, connectionsList, connectionsDelete,
+  assetsList, assetsEvents, assetsEmit,
 ];

@@ -11,7 +11,12 @@
  *   meanwhile, its enable may have landed before this disable, so the poker enables again;
  * - the tick, while runs are active, enables any schedule whose state is `on` but that is
  *   disabled (a crash between a write and its call, a deploy that reset it), and, every few
- *   minutes, turns `on` any `off` shard in which it finds a sensor registration.
+ *   minutes, turns `on` any `off` shard in which it finds a sensor registration or a
+ *   job's safety-net row.
+ *
+ * A job's wait (flow/event-wait.ts) is a registration too: its row sits in a safety-net
+ * partition this poker checks (flow/job-safety-net.ts), it calls {@link ensurePokerOn}
+ * after writing it, and the poker counts every such row, due or not, before draining.
  *
  * Why no registration is stranded: one that read `on` wrote its row before the poker's
  * `draining` write, so the listing that may lead to `off` (a minute later) sees it; one
@@ -21,7 +26,7 @@
  */
 import type { Ports } from '../ports.js';
 import type { PokerState, PokerWant } from '../model/poker-state.js';
-import { VIRTUAL_SHARDS } from '../rules/shards.js';
+import { JOB_PARTITIONS, JOB_SHARD_BASE, VIRTUAL_SHARDS } from '../rules/shards.js';
 
 /** A draining shard goes off when a cycle listed at least this long after `draining` was written is still empty. */
 export const DRAIN_MS = 60_000;
@@ -140,8 +145,10 @@ export async function checkPokerSchedules(p: Ports, opts: { sweep?: boolean } = 
       await p.pokerSchedules!.setEnabled(shard, true);
     } else {
       if (!sweep) return;
+      // The sensor shards this poker pokes, and the jobs' safety-net partitions it checks.
       const virtual = Array.from({ length: VIRTUAL_SHARDS }, (_, v) => v).filter((v) => pokerShardOf(v, shards) === shard);
-      const found = await Promise.all(virtual.map((v) => p.store.hasSensorTriggers(v)));
+      const jobs = Array.from({ length: JOB_PARTITIONS }, (_, j) => j).filter((j) => pokerShardOf(j, shards) === shard).map((j) => JOB_SHARD_BASE + j);
+      const found = await Promise.all([...virtual, ...jobs].map((v) => p.store.hasSensorTriggers(v)));
       if (!found.some(Boolean)) return;
       await ensurePokerOn(p, shard);
     }

@@ -51,7 +51,7 @@ export function scenarioContext(r: Rehearsal, log: (line: string) => void): Scen
       try {
         const code = settings
           ? await settings(args.slice(1), { ...options }, { env: environment, out: (line) => void out.push(line) })
-          : await runAwsCommand(cmd, args, { ...options }, { environment, out: (line) => void out.push(line), clock });
+          : await runAwsCommand(cmd, args, { stack: r.template.stackName, ...options }, { environment, out: (line) => void out.push(line), clock });
         log(`$ airless ${cmd} ${args.join(' ')}\n${out.map((l) => `  ${l}`).join('\n')}`);
         return { code, out };
       } catch (e) {

@@ -3,29 +3,35 @@
  * clock that starts a few minutes before a UTC midnight, so daily schedules fire soon;
  * the summary line `--json` prints.
  */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { InvalidInputError } from '../../engine/index.js';
 import type { Decision } from '../gateway/index.js';
 import { analyzeGrants, type GrantReport } from '../least-privilege.js';
-import { startRehearsal, synth, type Rehearsal, type RehearsalOptions } from '../rehearsal.js';
+import { PROJECT_ROOT, startRehearsal, synth, type Rehearsal, type RehearsalOptions } from '../rehearsal.js';
 import type { StackTemplate } from '../template.js';
 import { scenarioContext, type Scenario } from './context.js';
 import { faults } from './faults.js';
+import { jobs } from './jobs.js';
 import { paths } from './paths.js';
 import { readme } from './readme.js';
 import { recovery } from './recovery.js';
 import { settings } from './settings.js';
+import { data } from './data.js';
 
-export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery, settings };
-export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'settings', 'least-privilege'] as const;
+export const SCENARIOS: Record<string, Scenario> = { readme, faults, paths, recovery, settings, jobs, data };
+export const SCENARIO_NAMES = ['readme', 'faults', 'paths', 'recovery', 'settings', 'jobs', 'data', 'least-privilege'] as const;
 /** What least-privilege replays: every call of these scenarios. */
-export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery', 'settings'] as const;
+export const LEAST_PRIVILEGE_INPUTS = ['readme', 'faults', 'paths', 'recovery', 'settings', 'jobs', 'data'] as const;
 
 /** Virtual start: 2026-01-01T23:50Z, ten minutes before the example DAGs' daily schedules fire. */
 export const SCENARIO_START = Date.parse('2026-01-01T23:50:00Z');
 
 /** CDK context the scenarios synthesize with. */
 export const SCENARIO_CONTEXT = { shards: '2' };
+
+/** The app the scenarios synthesize: the Airless stack with `jobs`, the jobs scenario's scaffold and the data scenario's (scenarios/app.ts). */
+export const SCENARIO_APP = 'npx tsx lib/rehearsal/scenarios/app.ts';
 
 export interface ScenarioResult {
   name: string;
@@ -64,7 +70,11 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
   let template: StackTemplate | undefined;
   // One synth for every scenario; two poker shards instead of eight (`-c shards=2`, a
   // supported deploy setting) so that each warped minute costs 3 invocations, not 9.
-  const cdkOut = base.cdkOut ?? (await synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT));
+  // In this repository the scenarios' own app (the Airless stack and the jobs scenario's
+  // scaffold); in a user's project their app (cdk.json or --app), as `airless rehearse` says.
+  const inRepo = resolve(process.cwd()) === resolve(PROJECT_ROOT) && existsSync(join(PROJECT_ROOT, 'lib/rehearsal/scenarios/app.ts'));
+  const synthWith = base.app || !inRepo ? base : { ...base, app: SCENARIO_APP, projectDir: PROJECT_ROOT };
+  const cdkOut = base.cdkOut ?? (await synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT, synthWith));
   for (const name of toRun) {
     const started = performance.now();
     let r: Rehearsal | undefined;

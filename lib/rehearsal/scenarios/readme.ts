@@ -26,7 +26,8 @@ export async function readme(c: ScenarioContext): Promise<void> {
   const etl = await cli('trigger', ['etl_daily'], { conf: '{"full":true}' });
   const etlRun = runIdOf(etl.out);
   check(etl.code === 0 && etlRun !== '', `trigger etl_daily starts a run (${etl.error ?? ''})`);
-  const reports = await cli('trigger', ['reports'], { 'logical-date': '2026-01-01T00:00:00Z' });
+  // The file sensor's inbox as an absolute path: the rehearsal runs in the user's project, not beside examples/.
+  const reports = await cli('trigger', ['reports'], { 'logical-date': '2026-01-01T00:00:00Z', conf: JSON.stringify({ inbox: join(PROJECT_ROOT, 'examples', 'data') }) });
   const reportsRun = runIdOf(reports.out);
   check(reports.code === 0 && reportsRun !== '', `trigger reports for 2026-01-01 starts a run (${reports.error ?? ''})`);
 
