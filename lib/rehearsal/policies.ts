@@ -33,6 +33,12 @@ export function collectPolicies(t: StackTemplate): RolePolicies {
       const p = t.props(pid) as { PolicyName: string; PolicyDocument: PolicyDocument; Roles?: string[] };
       if ((p.Roles ?? []).includes(t.physicalName(id))) policies.push({ name: p.PolicyName, document: p.PolicyDocument });
     }
+    // A role whose inline policy outgrows IAM's size limit gets the rest in customer managed
+    // policies (CDK's "OverflowPolicy"; a worker with many jobs to start): same effect.
+    for (const [pid] of t.ofType('AWS::IAM::ManagedPolicy')) {
+      const p = t.props(pid) as { PolicyDocument: PolicyDocument; Roles?: string[] };
+      if ((p.Roles ?? []).includes(t.physicalName(id))) policies.push({ name: pid, document: p.PolicyDocument });
+    }
     for (const inline of (t.resolve(r.Properties?.Policies ?? []) as { PolicyName: string; PolicyDocument: PolicyDocument }[])) {
       policies.push({ name: inline.PolicyName, document: inline.PolicyDocument });
     }

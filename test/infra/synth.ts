@@ -25,10 +25,11 @@ export function logicalId(stack: AirlessStack, construct: { node: { defaultChild
   return stack.getLogicalId(construct.node.defaultChild as never);
 }
 
-/** Every Allow statement of the inline policy attached to a role. */
+/** Every Allow statement of the policies attached to a role. */
 export function statementsOfRole(template: Template, roleLogicalId: string): any[] {
-  return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
-    .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === roleLogicalId))
+  // Managed policies too: CDK moves what outgrows a role's inline policy into "OverflowPolicy" ones.
+  return [...Object.values(resourcesOf(template, 'AWS::IAM::Policy')), ...Object.values(resourcesOf(template, 'AWS::IAM::ManagedPolicy'))]
+    .filter((p) => (p.Properties.Roles ?? []).some((r: any) => r.Ref === roleLogicalId))
     .flatMap((p) => p.Properties.PolicyDocument.Statement);
 }
 
