@@ -26,7 +26,7 @@ import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
 import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
-import { mapItemOf } from './mapping-values.js';
+import { taskArgument } from './flow/inputs.js';
 import { runExecuteCallback } from './callbacks-run.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
@@ -91,6 +91,9 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
     return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
   }
   if (method === 'execute') await runExecuteCallback(p, rc, t, ti);
+  // Typed inputs and mapped elements (flow/inputs.ts); input data that cannot be read would fail again: no retry.
+  const input = ti.nextMethod ? undefined : await taskArgument(p, rc, t, ti);
+  if (input && !input.ok) return { kind: 'failed', error: input.error, noRetry: true };
   const arg: ResumeInput | unknown = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},
@@ -101,7 +104,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
           reason: 'trigger',
         },
       }
-    : ti.mapIndex !== undefined ? await mapItemOf(p, ti) : undefined;
+    : input?.value;
   return runBody(p, rc, t, ti, (ctx) => fn(ctx, arg));
 }
 
