@@ -25,12 +25,12 @@ const DRAFT = Symbol.for('airless.output.draft');
 const OWN = new Set(['before', 'after', 'map', 'then']);
 
 /** The node of `v` when it is an output of this DAG's draft (or of any, without `draft`). */
-export function outputNode(v: unknown, draft?: DagDraft): OutputNode | undefined {
+export function outputNode(v: unknown, draft?: DagDraft, taskId?: string): OutputNode | undefined {
   if ((typeof v !== 'object' && typeof v !== 'function') || v === null) return undefined;
   const node = (v as Record<symbol, unknown>)[NODE] as OutputNode | undefined;
   if (!node) return undefined;
   if (draft && (v as Record<symbol, unknown>)[DRAFT] !== draft) {
-    draft.fail(`an output of another DAG was passed to this DAG (${describeNode(node)})`);
+    draft.fail(`the output ${describeNode(node)} belongs to another DAG: a task reads outputs of its own DAG only`, taskId);
   }
   return node;
 }

@@ -112,7 +112,7 @@ function markOutputKey(draft: DagDraft, producer: string, key: string): void {
 function inputOf(draft: DagDraft, taskId: string, name: string, value: unknown, record: FlowRecord): InputSource {
   const what = `input "${name}"`;
   if (name === KWARGS_ELEMENT) draft.fail(`"${KWARGS_ELEMENT}" is not a valid input name`, taskId);
-  const node = outputNode(value, draft);
+  const node = outputNode(value, draft, taskId);
   if (node) {
     if (hasFns(node)) record.transforms.push({ name, node, each: true });
     return sourceOf(draft, taskId, node, what);
@@ -163,7 +163,7 @@ export function callTask(draft: DagDraft, taskId: string, args: readonly unknown
 /** A source of `expand`: a literal array, an output, or (old style) a task handle. */
 function expandSource(draft: DagDraft, taskId: string, name: string, v: unknown, handleId: (v: unknown) => string | undefined): { source: MapSource; node?: OutputNode } {
   const where = name ? `expand source "${name}"` : 'expand source';
-  const node = outputNode(v, draft);
+  const node = outputNode(v, draft, taskId);
   if (node) return { source: sourceOf(draft, taskId, node, where), node };
   const id = handleId(v);
   if (id !== undefined) {

@@ -262,8 +262,7 @@ export interface DagBuilder<P extends Params = Params> {
    * A task. Its function gets `ctx` and its inputs (typed from the second parameter); call
    * the handle with them to place it: `double({ n: extract() })`.
    */
-  task<R, I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => R, options?: TaskOptions): Task<I, TaskValue<R>>;
-  task(taskId: string, body: DeferrableTask<P>, options?: TaskOptions): Task<unknown, unknown>;
+  task<R, I = void>(taskId: string, body: ((ctx: TaskContext<P>, inputs: I) => R) | DeferrableTask<P>, options?: TaskOptions): Task<I, TaskValue<R>>;
   branch<I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => ReturnType<BranchFn<P>>, options?: TaskOptions): Task<I, string[]>;
   sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): Task<void, undefined>;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */

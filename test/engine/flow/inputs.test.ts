@@ -93,7 +93,7 @@ describe('typed TaskFlow inputs', () => {
       const sizes = task('sizes', async () => [1, 2]);
       const upper = task('upper', async (_ctx, { xs }: { xs: string[] }) => xs.join(''));
       const pair = task('pair', async (_ctx, { p }: { p: [string, number] }) => `${p[0]}${p[1]}`);
-      const longest = task('longest', async (_ctx, { ps }: { ps: [string, number | null][] }) => JSON.stringify(ps));
+      const longest = task('longest', async (_ctx, { ps }: { ps: [string | null, number | null][] }) => JSON.stringify(ps));
       const n = names();
       const s = sizes();
       upper({ xs: n.map((x) => x.toUpperCase()) });
@@ -122,7 +122,7 @@ describe('typed TaskFlow inputs', () => {
     expect(await r.xcom('typed')).toBe('v=2,3');
   });
 
-  it('fails the consumer in one line when a .map() source is not an array (its retries apply, as for Airflow'\''s ValueError)', async () => {
+  it("fails the consumer in one line when a .map() source is not an array (its retries apply, as for Airflow's ValueError)", async () => {
     const d = dag('typed_not_array', {}, ({ task }) => {
       const one = task('one', async () => 'not a list' as unknown as string[]);
       const use = task('use', async (_ctx, { xs }: { xs: string[] }) => xs, { retries: 3 });
