@@ -26,11 +26,14 @@ export class TypeCheckError extends InvalidDagError {}
 const SHOWN = 20;
 
 /** The SDK's types, for a DAG folder with no tsconfig that cannot resolve `airless` itself. */
-function sdkTypesEntry(): string {
+function sdkTypesEntry(entry = 'index'): string {
   const here = fileURLToPath(import.meta.url);
-  const ts = path.join(path.dirname(here), '../sdk/index.ts');
-  return existsSync(ts) ? ts : path.join(path.dirname(here), '../sdk/index.d.ts');
+  const ts = path.join(path.dirname(here), `../sdk/${entry}.ts`);
+  return existsSync(ts) ? ts : path.join(path.dirname(here), `../sdk/${entry}.d.ts`);
 }
+
+/** Airflow's TypeScript SDK names resolve to Airless's module of that surface, as the bundler resolves them (ADR 0021). */
+const AIRFLOW_SDK_NAMES = new Set(['apache-airflow-ts-sdk', '@apache-airflow/ts-sdk']);
 
 export interface TypeCheckOptions {
   /** A tsconfig.json to use instead of searching upward from the DAG folder. */
@@ -114,10 +117,14 @@ export async function typecheckDagFiles(dir: string, files: readonly string[], o
   const resolveAirless = (containingFile: string) =>
     ts.resolveModuleName('airless', containingFile, options, host).resolvedModule ??
     { resolvedFileName: sdk, extension: sdk.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts, isExternalLibraryImport: false };
+  const airflowSdk = sdkTypesEntry('airflow-ts-sdk/index');
+  const airflowModule = { resolvedFileName: airflowSdk, extension: airflowSdk.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts, isExternalLibraryImport: false };
   host.resolveModuleNameLiterals = (literals, containingFile, _ref, opts2, sourceFile) =>
     literals.map((lit) => (lit.text === 'airless'
       ? { resolvedModule: resolveAirless(containingFile) }
-      : ts.resolveModuleName(lit.text, containingFile, opts2, host, undefined, undefined, ts.getModeForUsageLocation(sourceFile, lit, opts2))));
+      : AIRFLOW_SDK_NAMES.has(lit.text)
+        ? { resolvedModule: airflowModule }
+        : ts.resolveModuleName(lit.text, containingFile, opts2, host, undefined, undefined, ts.getModeForUsageLocation(sourceFile, lit, opts2))));
   const program = cache ? ts.createIncrementalProgram({ rootNames: roots, options, host }) : ts.createProgram({ rootNames: roots, options, host });
   // Only the DAG folder's own files are checked: the SDK and packages are declarations
   // (or, in this repository, sources checked by its own tsc), and checking them on every
