@@ -17,6 +17,7 @@ import { wakeLimits } from './pools.js';
 import { mapValueField, valueGoesToXcom } from './mapping-values.js';
 import { isInstanceId } from './mapping-ids.js';
 import { redactDeep, redact } from './secrets-mask.js';
+import { storeOutputKeys } from './flow/inputs.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[] }
@@ -78,6 +79,11 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     } catch (err) {
       return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
+  }
+  if (outcome.kind === 'success' && t.outputKeys) {
+    // Typed TaskFlow: the keys of the value other tasks read, each its own XCom (flow/inputs.ts).
+    const refused = await storeOutputKeys(p, rc, t, ti, outcome.value);
+    if (refused) return failTry(p, rc, t, ti, refused.error, refused.noRetry);
   }
   const mapped = mapValueField(ti, outcome.kind === 'success', outcome.kind === 'success' ? outcome.value : undefined);
   if (outcome.kind === 'success' && outcome.value !== undefined && valueGoesToXcom(mapped)) {

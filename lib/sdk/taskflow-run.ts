@@ -4,9 +4,8 @@
  * applies what only bundle code can do, then calls it:
  * - `.map()` functions, where the value is consumed (Airflow's XComArg.map): on each
  *   element of an input, or on a mapped instance's own element;
- * - an `expandKwargs` element: mapped, checked to be an object, merged over the fixed inputs;
- * and after it returns, stores each key of the result that other tasks read on its own
- * (`e.rows`: Airflow's multiple_outputs), beside the whole value the engine stores.
+ * - an `expandKwargs` element: mapped, checked to be an object, merged over the fixed inputs.
+ * (The keys of the result other tasks read are stored by the engine: flow/inputs.ts.)
  */
 import { KWARGS_ELEMENT } from '../engine/index.js';
 import type { TaskContext } from '../engine/index.js';
@@ -61,17 +60,6 @@ function prepare(r: FlowRecord, ctx: TaskContext, arg: unknown): unknown {
   return inputs;
 }
 
-/** Stores each read key of the result as its own XCom (the engine stores the whole value as return_value). */
-async function pushKeys(ctx: TaskContext, keys: readonly string[], value: unknown): Promise<void> {
-  if (value === undefined || value === null) return;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new Error(`task ${ctx.taskId} returned ${kindOf(value)}, but other tasks read its keys ${keys.join(', ')}: return an object`);
-  }
-  // A deferral or skip returned as a value is not the task's output.
-  if ('__airless' in value) return;
-  for (const k of keys) if (Object.prototype.hasOwnProperty.call(value, k)) await ctx.xcom.push(k, (value as Record<string, unknown>)[k]);
-}
-
 /**
  * Wraps the function of task `taskId`. The wrapper reads the task's record when it runs (the
  * DAG is complete by then), so a task declared in the old style runs exactly as before.
@@ -83,13 +71,7 @@ export function wrapBody(draft: DagDraft, taskId: string, fn: Body): Body {
   const record = flowRecord(draft, taskId);
   const run = (ctx: TaskContext, arg: unknown): unknown => {
     const typed = record.transforms.length > 0 || record.positional !== undefined || record.kwargs !== undefined;
-    const value = fn(ctx, typed ? prepare(record, ctx, arg) : arg);
-    const keys = draft.tasks.get(taskId)?.spec.outputKeys;
-    if (!keys?.length) return value;
-    return Promise.resolve(value).then(async (v) => {
-      await pushKeys(ctx, keys, v);
-      return v;
-    });
+    return fn(ctx, typed ? prepare(record, ctx, arg) : arg);
   };
   // Keeps the author's function name in stack traces and logs.
   Object.defineProperty(run, 'name', { value: fn.name || taskId });

@@ -10,7 +10,9 @@
 import type { RunCtx } from '../dag-index.js';
 import { KWARGS_ELEMENT, type InputSource, type MapSource, type TaskInstance, type TaskSpec } from '../model.js';
 import type { Ports } from '../ports.js';
-import { keyOf } from '../transition.js';
+import { keyOf, retainUntil } from '../transition.js';
+import { OversizedValueError } from '../errors.js';
+import { redactDeep } from '../secrets-mask.js';
 import { mapItemOf, pullMapped } from '../mapping-values.js';
 import { applyPath, zipArrays } from '../rules/inputs.js';
 
@@ -77,4 +79,28 @@ export async function taskArgument(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskIn
   if (ti.mapIndex === undefined || !t.expand) return { ok: true, value: out };
   if ('product' in t.expand) return { ok: true, value: { ...out, ...(element as Record<string, unknown>) } };
   return { ok: true, value: t.expand.kwargs ? { ...out, [KWARGS_ELEMENT]: element } : out };
+}
+
+/**
+ * Stores each key of a successful try's value that other tasks read (`spec.outputKeys`, from
+ * `e.rows`) as an XCom of its own, beside the whole value (Airflow's multiple_outputs), so a
+ * consumer reads only what it uses and the API and UI list each key. Returns why the try
+ * must fail instead, as Airflow's multiple_outputs refuses a value that is not a mapping.
+ */
+export async function storeOutputKeys(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, value: unknown): Promise<{ error: string; noRetry: boolean } | undefined> {
+  const keys = t.outputKeys;
+  if (!keys?.length || value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { error: `task ${t.taskId} returned ${describe(value)}, but tasks read its keys ${keys.join(', ')}: return an object`, noRetry: false };
+  }
+  try {
+    for (const k of keys) {
+      if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: k }, redactDeep((value as Record<string, unknown>)[k]), retainUntil(p));
+    }
+  } catch (err) {
+    if (err instanceof OversizedValueError) return { error: err.message, noRetry: true };
+    throw err;
+  }
+  return undefined;
 }

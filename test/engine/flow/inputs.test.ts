@@ -146,4 +146,15 @@ describe('typed TaskFlow inputs', () => {
     expect(r.tasks.use!.tryNumber).toBe(1);
     expect(r.tasks.use!.error).toBe('task use: input "z": cannot zip the output of task b: it must be an array, got a number');
   });
+
+  it('fails a task whose keys other tasks read when it returns something that is not an object (as Airflow\'s multiple_outputs)', async () => {
+    const d = dag('typed_not_object', {}, ({ task }) => {
+      const src = task('src', async () => [1, 2] as unknown as { n: number });
+      task('use', async (_ctx, i: { n: number }) => i.n)({ n: src().n });
+    });
+    const r = await run(d);
+    expect(r.states).toMatchObject({ src: 'failed', use: 'upstream_failed' });
+    expect(r.tasks.src!.error).toBe('task src returned an array, but tasks read its keys n: return an object');
+    expect(await r.xcom('src')).toBeUndefined();
+  });
 });
