@@ -35,6 +35,22 @@ function sdkTypesEntry(entry = 'index'): string {
 /** Airflow's TypeScript SDK names resolve to Airless's module of that surface, as the bundler resolves them (ADR 0021). */
 const AIRFLOW_SDK_NAMES = new Set(['apache-airflow-ts-sdk', '@apache-airflow/ts-sdk']);
 
+/**
+ * Node's types for a folder with no tsconfig: its own `@types/node` (found upward), else
+ * Airless's, else none, so a folder outside any project is not refused with TS2688 for a
+ * package it never asked for.
+ */
+function nodeTypes(dir: string): { types: string[]; typeRoots?: string[] } {
+  for (const from of [path.resolve(dir), path.dirname(fileURLToPath(import.meta.url))]) {
+    for (let d = from; ; d = path.dirname(d)) {
+      const types = path.join(d, 'node_modules', '@types');
+      if (existsSync(path.join(types, 'node', 'package.json'))) return { types: ['node'], typeRoots: [types] };
+      if (path.dirname(d) === d) break;
+    }
+  }
+  return { types: [] };
+}
+
 export interface TypeCheckOptions {
   /** A tsconfig.json to use instead of searching upward from the DAG folder. */
   tsconfig?: string;
@@ -100,7 +116,7 @@ export async function typecheckDagFiles(dir: string, files: readonly string[], o
   } else {
     options = {
       target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      strict: true, skipLibCheck: true, esModuleInterop: true, resolveJsonModule: true, types: ['node'],
+      strict: true, skipLibCheck: true, esModuleInterop: true, resolveJsonModule: true, ...nodeTypes(dir),
     };
   }
   options = {
