@@ -225,7 +225,9 @@ export function expandTask(draft: DagDraft, taskId: string, source: unknown, mod
     return draft.fail(`expand() takes an array, a task handle or an object of them, got ${describe(source)}`, taskId);
   }
   spec.expand = expand;
-  if (fixed) spec.inputs = fixed;
+  // expandKwargs always has inputs (none fixed: {}), so the engine hands each element over
+  // under KWARGS_ELEMENT and the wrapper applies the source's .map() before unpacking it.
+  if (fixed || mode.kind === 'kwargs') spec.inputs = fixed ?? {};
   return own(draft, taskId);
 }
 

@@ -87,6 +87,19 @@ describe('typed TaskFlow inputs', () => {
     expect(await r.xcom('done')).toEqual(['cp x.csv>out/x.csv', 'cp y.csv>out/y.csv']);
   });
 
+  it('expandKwargs without partial: the .map() still runs per instance (no fixed inputs is {}), a plain list of objects too', async () => {
+    const d = dag('typed_kwargs_bare', {}, ({ task }) => {
+      const files = task('files', async () => ['a.csv', 'bb.csv'])();
+      const size = task('size', async (_ctx, { f }: { f: string }) => f.length).expandKwargs(files.map((f) => ({ f })));
+      const greet = task('greet', async (_ctx, { who }: { who: string }) => `hi ${who}`).expandKwargs([{ who: 'x' }, { who: 'y' }]);
+      task('done', async (_ctx, i: { sizes: number[]; greets: string[] }) => i)({ sizes: size, greets: greet });
+    });
+    expect(d.spec.tasks.find((t) => t.taskId === 'size')!.inputs).toEqual({});
+    const r = await run(d);
+    expect(r.run.state).toBe('success');
+    expect(await r.xcom('done')).toEqual({ sizes: [5, 6], greets: ['hi x', 'hi y'] });
+  });
+
   it('.map() on a plain input maps each element in the consuming task; zip pairs outputs (shortest, or longest with fillValue)', async () => {
     const d = dag('typed_zip', {}, ({ task }) => {
       const names = task('names', async () => ['a', 'b', 'c']);
