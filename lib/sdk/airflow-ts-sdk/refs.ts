@@ -32,19 +32,22 @@ export function nodeId(v: unknown): string | undefined {
   return undefined;
 }
 
-export function taskRef(host: RefHost, taskId: string): TaskRef {
-  const ref: TaskRef = {
-    dagId: host.dagId,
-    taskId,
-    before: (...down: readonly Node[]) => {
-      for (const d of down) host.edge(ref, d, 'before');
-      return ref;
+/** `before`/`after` of a node: each draws edges through the host and returns the node. */
+function links<T extends Node>(host: RefHost, self: () => T): { before(...down: readonly Node[]): T; after(...up: readonly Node[]): T } {
+  return {
+    before: (...down) => {
+      for (const d of down) host.edge(self(), d, 'before');
+      return self();
     },
-    after: (...up: readonly Node[]) => {
-      for (const u of up) host.edge(u, ref, 'after');
-      return ref;
+    after: (...up) => {
+      for (const u of up) host.edge(u, self(), 'after');
+      return self();
     },
   };
+}
+
+export function taskRef(host: RefHost, taskId: string): TaskRef {
+  const ref: TaskRef = { dagId: host.dagId, taskId, ...links(host, () => ref) };
   Object.defineProperty(ref, BRAND, { value: 'task' });
   return Object.freeze(ref);
 }
@@ -55,14 +58,7 @@ export function groupRef(host: RefHost, groupId: string): TaskGroupRef {
     groupId,
     task: (a: unknown, b?: unknown, c?: unknown) => host.addTask(groupId, a, b, c),
     taskGroup: (child: string) => host.addGroup(groupId, child),
-    before: (...down: readonly Node[]) => {
-      for (const d of down) host.edge(ref, d, 'before');
-      return ref;
-    },
-    after: (...up: readonly Node[]) => {
-      for (const u of up) host.edge(u, ref, 'after');
-      return ref;
-    },
+    ...links(host, (): TaskGroupRef => ref),
   } as unknown as TaskGroupRef & { task(a: unknown, b?: unknown, c?: TaskOptions): unknown };
   Object.defineProperty(ref, BRAND, { value: 'group' });
   return Object.freeze(ref);
