@@ -7,6 +7,9 @@
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { AssetCondition, AssetSpec } from './model/assets.js';
 import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
+import type { InputSource, MapExpand } from './model/inputs.js';
+export type * from './model/inputs.js';
+export { KWARGS_ELEMENT } from './model/inputs.js';
 
 export const TRIGGER_RULES = [
   'all_success',
@@ -88,6 +91,10 @@ export interface TaskSpec extends RetryPolicy {
   dependsOnPast?: true;
   /** Dynamic task mapping (`.expand(...)`): one instance per element; see mapping-ids.ts. */
   expand?: MapExpand;
+  /** Typed TaskFlow: the task's inputs by name, resolved before each try (flow/inputs.ts). */
+  inputs?: Record<string, InputSource>;
+  /** Keys of the returned object that tasks read (`e.rows`): each also stored as its own XCom. */
+  outputKeys?: string[];
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
@@ -110,11 +117,6 @@ export interface TeardownSpec {
   setups: string[];
   onFailureFailDagrun: boolean;
 }
-
-/** Where a mapped task's elements come from (mapping-ids.ts). */
-export type MapSource = { values: unknown[] } | { task: string };
-/** One source (`expand(list)`), or named sources whose cross product is mapped (`expand({ x, y })`). */
-export type MapExpand = { source: MapSource } | { product: Record<string, MapSource> };
 
 /** A built-in notifier (`notify.sns`, `notify.webhook`) used as a callback; string leaves are templates. */
 export type NotifierSpec =

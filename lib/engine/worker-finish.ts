@@ -19,6 +19,7 @@ import { isInstanceId } from './mapping-ids.js';
 import { redactDeep, redact } from './secrets-mask.js';
 import { armOutlets, emitOutlets } from './flow/asset-outlets.js';
 import type { OutletExtras } from './flow/asset-context.js';
+import { storeOutputKeys } from './flow/inputs.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[]; outlets?: OutletExtras }
@@ -81,8 +82,13 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
   }
-  // Masked once, for both places a return value is kept: a mapped instance's item and XCom.
+  // Masked once, for every place a return value is kept: output keys, a mapped instance's item and XCom.
   const value = outcome.kind === 'success' ? redactDeep(outcome.value) : undefined;
+  if (outcome.kind === 'success' && t.outputKeys) {
+    // Typed TaskFlow: the keys of the value other tasks read, each its own XCom (flow/inputs.ts).
+    const refused = await storeOutputKeys(p, rc, t, ti, value);
+    if (refused) return failTry(p, rc, t, ti, refused.error, refused.noRetry);
+  }
   const mapped = mapValueField(ti, outcome.kind === 'success', value);
   if (outcome.kind === 'success' && value !== undefined && valueGoesToXcom(mapped)) {
     try {

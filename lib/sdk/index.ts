@@ -12,6 +12,8 @@ import { idProblem } from '../engine/index.js';
 import type { SensorDefinition } from './types.js';
 
 export { dag, chain } from './dag.js';
+export { zip } from './zip.js';
+export type * from './taskflow-types.js';
 export { definePool, isPoolDefinition } from './pools.js';
 export { notify, isNotifier, type NotifierDefinition } from './notify.js';
 export { asset, allOf, anyOf, watch, isAssetDefinition, type AssetDefinition, type AssetConditionDefinition, type AssetOptions, type AssetSchedule } from './assets.js';

@@ -22,6 +22,7 @@ import { InlineBundleSource } from '../runtime/inline-bundles.js';
 import { EmbeddedRuntime, type RunOutcome } from '../runtime/embedded.js';
 import { sendRunSignal } from '../runtime/signals.js';
 import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
+import { DEFINITION, isSdkDag, type Dag as SdkDag } from '../sdk/airflow-ts-sdk/dag.js';
 import { builtinSensors } from '../sensors/index.js';
 import { awsJobDrivers, JOB_SERVICES, MockJobs, type MockJobCall, type OperatorMock } from '../operators/index.js';
 import type { JobDrivers } from '../engine/index.js';
@@ -150,7 +151,9 @@ function withMocks(inner: InlineBundleSource, dag: DagDefinition, mocks: Record<
  * const r = await testDag(dag, { logicalDate: '2026-03-01', signals: { 'approve-{{ ds }}': { by: 'qa' } } });
  * assert.equal(r.state, 'success');
  */
-export async function testDag(dag: DagDefinition, opts: TestDagOptions = {}): Promise<TestDagResult> {
+export async function testDag(given: DagDefinition | SdkDag, opts: TestDagOptions = {}): Promise<TestDagResult> {
+  // A Dag of Airflow's TypeScript SDK is tested as the Airless DAG it is read as.
+  const dag = isSdkDag(given) ? given[DEFINITION]() : given;
   if (!dag || (dag as { __airless?: unknown }).__airless !== 'dag') throw new InvalidInputError('testDag: the first argument must be what dag() returns');
   const logicalDate = toMs(opts.logicalDate);
   const clock = opts.timeWarp === false ? new SystemClock() : new VirtualClock(logicalDate);
