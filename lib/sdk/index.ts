@@ -11,7 +11,8 @@ import { InvalidDagError } from '../engine/index.js';
 import { idProblem } from '../engine/index.js';
 import type { SensorDefinition } from './types.js';
 
-export { dag, chain } from './dag.js';
+export { dag } from './dag.js';
+export { chain, chainLinear, type ChainItem } from './flow.js';
 export { definePool, isPoolDefinition } from './pools.js';
 export { notify, isNotifier, type NotifierDefinition } from './notify.js';
 export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
