@@ -54,6 +54,11 @@ export interface TransitionOptions {
   owner?: string;
   /** An operator's mark (mark.ts): any state may go to success, failed or skipped. */
   mark?: boolean;
+  /**
+   * To a terminal state only: the held try never ran task code (a task mapped over an empty
+   * list), so its try number goes back to before the claim (Airflow skips it at expansion: try 0).
+   */
+  untried?: boolean;
 }
 
 /** The condition of a write to `ti` as the caller read it. */
@@ -134,6 +139,7 @@ export async function transition(
   if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
   const t = taskSpec(rc.spec, ti.taskId);
   const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
+  if (opts.untried && isTerminal(to)) patch.tryNumber = Math.max(0, ti.tryNumber - 1);
   // Mapped instances hold no maxActiveTasks slot (docs/adr/0013-dynamic-task-mapping.md).
   const slot = isInstanceId(ti.taskId) ? undefined : slotOf(rc, ti.state, to);
   // Pool and per-task slots move in the same atomic write (pool-limits.ts).

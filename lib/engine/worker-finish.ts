@@ -20,7 +20,7 @@ import { redactDeep, redact } from './secrets-mask.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[] }
-  | { kind: 'skipped'; reason?: string }
+  | { kind: 'skipped'; reason?: string; /** The try never ran task code (an empty expansion): its try number goes back. */ untried?: boolean }
   | { kind: 'deferred'; request: DeferRequest }
   | { kind: 'failed'; error: string; noRetry?: boolean };
 
@@ -89,7 +89,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  const r = await transition(p, rc, ti, state, { error: null, ...mapped });
+  const r = await transition(p, rc, ti, state, { error: null, ...mapped }, outcome.kind === 'skipped' && outcome.untried ? { untried: true } : {});
   if (!r.ok) return false;
   await wakeLimits(p, rc, ti);
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
