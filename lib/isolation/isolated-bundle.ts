@@ -135,7 +135,7 @@ class IsolatedTask {
 }
 
 type TaskCtx = HostContext & {
-  dagId: string; runId: string; tryNumber: number; logicalDate: string; dataIntervalStart: string;
+  dagId: string; runId: string; mapIndex: number; tryNumber: number; logicalDate: string; dataIntervalStart: string;
   dataIntervalEnd: string; ds: string; params: Record<string, unknown>; conf: Record<string, unknown>; signal: AbortSignal;
 };
 
@@ -145,7 +145,7 @@ async function runTask(
   const ctx = {
     dagId: c.dagId, runId: c.runId, taskId: c.taskId, tryNumber: c.tryNumber, logicalDate: c.logicalDate,
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
-    ...((c as { mapIndex?: number }).mapIndex !== undefined ? { mapIndex: (c as { mapIndex?: number }).mapIndex } : {}),
+    mapIndex: c.mapIndex,
   };
   try {
     return await pool.run({ t: 'run', dagId: at.dagId, taskId: at.taskId, method: at.method, ctx, arg }, c, c.signal, reserved);
