@@ -14,6 +14,7 @@ export { reconcile, type ReconcileReport } from './reconcile.js';
 export { pokeShard, type PokeReport } from './poke.js';
 export { sendSignal } from './waiting.js';
 export { sensorHash, VIRTUAL_SHARDS } from './sensor-start.js';
+export { SENSOR_WAITS_LINE } from './sensor-start.js';
 export {
   clearTasks,
   createRun,

@@ -13,6 +13,9 @@ import { renderDeep } from './template.js';
 import { secretVarsFor } from './secrets.js';
 import { newToken, transition } from './transition.js';
 
+/** The log line of a batched sensor's registration; it names the poke target's hashcode (lib/cli/sensor-logs.ts). */
+export const SENSOR_WAITS_LINE = 'sensor waits for the poker';
+
 /** The resume point of a time sensor's timer: it ends the task, no worker runs. */
 export const TIME_SENSOR_METHOD = '__time_sensor';
 
@@ -66,6 +69,10 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
     });
     if (!r.ok) return;
     p.metrics.count('TasksDeferred');
+    const until = new Date(targetAt).toISOString();
+    p.log.info(wakeAt < targetAt ? `time sensor: ${until} is past its timeout, ends at ${new Date(wakeAt).toISOString()}` : `time sensor waits until ${until}`, {
+      dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber,
+    });
     await armTimer(p, r.item, wakeAt, token);
     return;
   }
@@ -88,6 +95,12 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
   const r = await transition(p, rc, ti, 'sensing', { sensorStartedAt, dueAt: timeoutAt });
   if (!r.ok) return;
   p.metrics.count('SensorsRegistered');
+  // The poker's lines about this target carry its hashcode, not the task: `airless logs`
+  // finds them through this line (lib/cli/sensor-logs.ts).
+  p.log.info(SENSOR_WAITS_LINE, {
+    dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber, sensorType: s.type, hashcode,
+    pokeIntervalMs: s.pokeIntervalMs, timeoutAt: new Date(timeoutAt).toISOString(),
+  });
 }
 
 /** Arms the timer that resumes a deferral (its claim token makes a stale fire harmless). */
