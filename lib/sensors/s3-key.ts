@@ -31,10 +31,16 @@ export interface S3Like {
 /** Returns the client for a region (undefined: the default region). Called once per region. */
 export type S3ClientFactory = (opts: { region?: string }) => S3Like | Promise<S3Like>;
 
-const defaultFactory: S3ClientFactory = async ({ region }) => {
+/**
+ * An `S3Client` from the environment: the default credential chain, `region` (else
+ * AWS_REGION), and AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL for a local S3 (an IP-address
+ * endpoint such as http://127.0.0.1:4569 is addressed path-style).
+ */
+export const defaultS3Client: S3ClientFactory = async ({ region }) => {
   const { S3Client } = await import('@aws-sdk/client-s3');
   return new S3Client(region ? { region } : {});
 };
+const defaultFactory = defaultS3Client;
 
 /**
  * @example
