@@ -144,7 +144,7 @@ export function logFilterPattern(q: Pick<LogQuery, 'dagId' | 'runId' | 'taskId' 
   return `{ ${parts.join(' && ')} }`;
 }
 
-import { fetchTargetLines, parseLogLine } from './sensor-logs.js';
+import { fetchTargetLines, parseLogLine, type CurrentTry } from './sensor-logs.js';
 
 export { parseLogLine };
 
@@ -195,7 +195,7 @@ export async function cmdLogs(
   const { groups, ...task } = q;
   const names = [groups.worker, groups.poker, groups.tick].filter((g): g is string => g !== undefined);
   const own = byTime((await Promise.all(names.map((logGroupName) => fetchTaskLogs(logs, { ...task, ...window, logGroupName })))).flat());
-  const target = groups.poker ? await fetchTargetLines(logs, groups.poker, own, window.endTime) : [];
+  const target = groups.poker ? await fetchTargetLines(logs, groups.poker, own, window.endTime, await currentTry(p, q)) : [];
   // At one timestamp the poke comes before the outcome it caused.
   const lines = byTime([...target, ...own]);
   if (lines.length === 0) {
@@ -208,6 +208,14 @@ export async function cmdLogs(
     out(`${String(l.timestamp)}  ${String(l.level ?? '').padEnd(5)}  try ${String(l.tryNumber ?? '?')}  ${String(l.message ?? '')}${extra.length ? `  ${JSON.stringify(Object.fromEntries(extra))}` : ''}`);
   }
   return 0;
+}
+
+/** The task's latest try, for a sensor whose registration line is in no log group (sensor-logs.ts). */
+async function currentTry(p: AwsPorts, q: { dagId: string; runId: string; taskId: string; tryNumber?: number }): Promise<CurrentTry | undefined> {
+  const ti = await p.store.getTask(q);
+  if (!ti || (q.tryNumber !== undefined && q.tryNumber !== ti.tryNumber)) return undefined;
+  const trigger = ti.state === 'sensing' ? await p.store.getTrigger(`${q.dagId}/${q.runId}/${q.taskId}`) : undefined;
+  return { tryNumber: ti.tryNumber, startedAt: ti.startedAt, endedAt: ti.endedAt, ...(trigger?.hashcode ? { hashcode: trigger.hashcode } : {}) };
 }
 
 /** Lines in time order (a stable sort: lines of one moment keep their order). */

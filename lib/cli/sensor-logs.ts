@@ -28,19 +28,38 @@ export interface TargetWindow {
 }
 
 /**
+ * The task's latest try as the store has it. Its registration line may be in no log: a
+ * run's root sensor is registered by `airless trigger` itself, whose lines go to the
+ * terminal, not to CloudWatch. Then its window runs from its start to its end, and its
+ * hashcode is the trigger row's (while it waits) or its outcome line's.
+ */
+export interface CurrentTry {
+  tryNumber: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** The poke target's hashcode from its trigger row, while it waits. */
+  hashcode?: string;
+}
+
+/**
  * The poke-target windows of a task's lines (sorted by `at`).
  *
  * @example
  * targetWindows([{ at: 3, tryNumber: 1, msg: SENSOR_WAITS_LINE, hashcode: 'h' }, { at: 9, tryNumber: 1, msg: 'sensor condition met' }]);
  * // [{ hashcode: 'h', tryNumber: 1, from: 3, to: 9 }]
  */
-export function targetWindows(lines: readonly TaskLine[]): TargetWindow[] {
+export function targetWindows(lines: readonly TaskLine[], current?: CurrentTry): TargetWindow[] {
   const out: TargetWindow[] = [];
   lines.forEach((l, i) => {
     if (l.msg !== SENSOR_WAITS_LINE || typeof l.hashcode !== 'string') return;
     const next = lines[i + 1];
     out.push({ hashcode: l.hashcode, tryNumber: l.tryNumber, from: l.at, ...(next ? { to: next.at } : {}) });
   });
+  if (current && current.startedAt !== undefined && !out.some((w) => w.tryNumber === current.tryNumber)) {
+    const named = lines.find((l) => l.tryNumber === current.tryNumber && typeof l.hashcode === 'string')?.hashcode as string | undefined;
+    const hashcode = current.hashcode ?? named;
+    if (hashcode) out.push({ hashcode, tryNumber: current.tryNumber, from: current.startedAt, ...(current.endedAt !== undefined ? { to: current.endedAt } : {}) });
+  }
   return out;
 }
 
@@ -82,14 +101,14 @@ export function devTaskLog(lines: readonly LogLine[], q: { dagId: string; runId:
  * lines with a `timestamp`), each with the `tryNumber` of the try it served.
  *
  * @example
- * const target = await fetchTargetLines(logs, pokerLogGroup, taskLines, run.endedAt);
+ * const target = await fetchTargetLines(logs, pokerLogGroup, taskLines, run.endedAt, { tryNumber: 1, startedAt, endedAt });
  */
 export async function fetchTargetLines(
-  logs: CloudWatchLogsClient, logGroupName: string, taskLines: readonly Record<string, unknown>[], endTime?: number,
+  logs: CloudWatchLogsClient, logGroupName: string, taskLines: readonly Record<string, unknown>[], endTime?: number, current?: CurrentTry,
 ): Promise<Record<string, unknown>[]> {
   const windows = targetWindows(taskLines.map((l) => ({
     at: Date.parse(String(l.timestamp)), tryNumber: Number(l.tryNumber), msg: String(l.message ?? ''), hashcode: l.hashcode,
-  })));
+  })), current);
   const out: Record<string, unknown>[] = [];
   for (const w of windows) {
     let token: string | undefined;

@@ -196,4 +196,23 @@ describe('airless logs of a batched sensor on a stack', () => {
     expect(logsMock).toHaveReceivedCommandWith(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h1" }', startTime: T + 60_000, endTime: T + 5 * 60_000 });
     expect(logsMock).toHaveReceivedCommandTimes(FilterLogEventsCommand, 4);
   });
+
+  it('a root sensor registered by airless trigger (no registration line in any group): the window is its try from the store', async () => {
+    const store = new MemoryStore();
+    const T = Date.parse('2026-01-01T00:00:00Z');
+    await store.createRun({ dagId: 'd', runId: 'r', state: 'success', runType: 'manual', logicalDate: T, dataIntervalStart: T, dataIntervalEnd: T, queuedAt: T, conf: {}, bundleVersion: 'v' } as never);
+    await store.putTask({ dagId: 'd', runId: 'r', taskId: 'root', state: 'success', tryNumber: 1, upstream: {}, startedAt: T + 1_000, endedAt: T + 180_000 } as never);
+    const ev = (o: Record<string, unknown>) => ({ message: JSON.stringify(o), timestamp: Date.parse(String(o.timestamp)) });
+    logsMock.on(FilterLogEventsCommand).resolves({ events: [] });
+    logsMock.on(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: logFilterPattern({ dagId: 'd', runId: 'r', taskId: 'root' }) }).resolves({ events: [
+      ev({ dagId: 'd', runId: 'r', taskId: 'root', tryNumber: 1, timestamp: new Date(T + 180_000).toISOString(), level: 'INFO', message: 'sensor condition met', hashcode: 'h2' }),
+    ] });
+    logsMock.on(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h2" }' }).resolves({ events: [
+      ev({ timestamp: new Date(T + 60_000).toISOString(), level: 'INFO', message: 'poke: not yet', hashcode: 'h2', waiters: 1 }),
+    ] });
+    const out: string[] = [];
+    await cmdLogs({ store } as unknown as AwsPorts, new CloudWatchLogsClient({ region: 'eu-west-1' }), { dagId: 'd', runId: 'r', taskId: 'root', groups: { worker: 'worker', poker: 'poker' } }, (l) => out.push(l));
+    expect(out.map((l) => l.replace(/^\S+ {2}/, '').replace(/ {2}\{.*$/, ''))).toEqual(['INFO   try 1  poke: not yet', 'INFO   try 1  sensor condition met']);
+    expect(logsMock).toHaveReceivedCommandWith(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h2" }', startTime: T + 1_000, endTime: T + 180_000 });
+  });
 });
