@@ -40,7 +40,8 @@ export async function faults(c: ScenarioContext): Promise<void> {
   // after the visibility timeout and the tick recovers the expired lease.
   const slow = runIdOf((await cli('trigger', ['rehearsal_slow'])).out);
   const worker = fn('Worker');
-  await r.until(async () => (await ports.store.getTask({ dagId: 'rehearsal_slow', runId: slow, taskId: 'slow' }))?.state === 'running' && worker.inFlight > 0, 'the slow task to run');
+  // Its first try holds its worker until killed (dags/slow.ts): the kill cannot miss it.
+  await c.until(async () => (await ports.store.getTask({ dagId: 'rehearsal_slow', runId: slow, taskId: 'slow' }))?.state === 'running' && worker.inFlight > 0, 'the slow task to run');
   const killed = worker.expireInFlight();
   const slowEnd = await c.runEnds('rehearsal_slow', slow);
   check(killed > 0 && slowEnd.state === 'success', `a worker killed mid-batch loses nothing (${killed} killed; slow try ${slowEnd.tasks[0]?.tryNumber}, ${slowEnd.state})`);
@@ -58,11 +59,14 @@ export async function faults(c: ScenarioContext): Promise<void> {
   const fan = runIdOf((await cli('trigger', ['fan_out_in'])).out);
   const fanEnd = await c.runEnds('fan_out_in', fan);
   check(fanEnd.state === 'success', 'the batch next to a poison message succeeds');
-  await r.until(async () => {
+  await c.until(async () => {
     const a = await r.direct.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.localUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     return Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) >= 1;
-  }, 'the poison message in the DLQ', 240_000);
-  const failures = r.logs.lines(worker.spec.logicalId).filter((l) => l.includes('message failed')).length;
+  }, 'the poison message in the DLQ');
+  // The worker's log lines arrive apart from the queue's state: wait for the five receives' lines.
+  const failed = () => r.logs.lines(worker.spec.logicalId).filter((l) => l.includes('message failed')).length;
+  await c.until(() => failed() >= 5, "the poison message's failed deliveries in the worker's log");
+  const failures = failed();
   check(failures >= 5, `the poison message is in the DLQ after maxReceiveCount receives (${failures} failed deliveries logged)`);
 
   // A bundle whose schedule EventBridge cannot take is rejected before anything registers.
@@ -77,7 +81,7 @@ export async function faults(c: ScenarioContext): Promise<void> {
     const s3 = new S3Client({ endpoint: r.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'AKIACLIREHEARSAL0000', secretAccessKey: 'x' }, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
     const { version } = await uploadBundle(s3, r.outputs.BucketName, { bundlePath: built.bundlePath, manifestPath: built.manifestPath });
     let verdict: { ok?: boolean; error?: string } = {};
-    await r.until(async () => {
+    await c.until(async () => {
       try {
         const o = await r.direct.s3.send(new GetObjectCommand({ Bucket: r.outputs.BucketName, Key: registrationKey(version) }));
         verdict = JSON.parse(await o.Body!.transformToString());

@@ -31,6 +31,7 @@ export interface ScenarioResult {
   name: string;
   ok: boolean;
   seconds: number;
+  /** The failing step's message (or why least-privilege was not judged). */
   error?: string;
 }
 
@@ -87,16 +88,28 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
       }
     }
     result.seconds = Math.round((performance.now() - started) / 100) / 10;
-    if (names.includes(name)) summary.scenarios.push(result);
+    // Every scenario run is reported, also those least-privilege ran for its input: a failed
+    // input is what a failed least-privilege verdict comes from.
+    summary.scenarios.push(result);
   }
   summary.awsCalls = decisions.length;
   summary.accessDenied = summary.denied.length;
   summary.template = template;
-  if (names.includes('least-privilege') && template) {
-    const started = performance.now();
-    const { ok, grants } = await leastPrivilege(template, decisions, log);
-    Object.assign(summary, { grants, unusedGrants: grants.unused, allowListedGrants: grants.allowed });
-    summary.scenarios.push({ name: 'least-privilege', ok: ok && summary.accessDenied === 0, seconds: Math.round((performance.now() - started) / 100) / 10 });
+  if (names.includes('least-privilege')) {
+    const failed = summary.scenarios.filter((s) => !s.ok).map((s) => s.name);
+    if (failed.length > 0 || !template) {
+      // Unused grants judged on the calls of scenarios that stopped half-way would be wrong.
+      const error = `not judged: ${failed.length > 0 ? `scenario ${failed.join(', ')} failed, so its calls are incomplete` : 'no template'}`;
+      log(`least-privilege ${error}`);
+      summary.scenarios.push({ name: 'least-privilege', ok: false, seconds: 0, error });
+    } else {
+      const started = performance.now();
+      const { ok, grants } = await leastPrivilege(template, decisions, log);
+      Object.assign(summary, { grants, unusedGrants: grants.unused, allowListedGrants: grants.allowed });
+      const why = [...(grants.unused.length ? [`${grants.unused.length} unused grant(s)`] : []), ...(summary.accessDenied ? [`${summary.accessDenied} call(s) denied`] : []),
+        ...(!ok && grants.unused.length === 0 ? ['a used grant is not proven needed'] : [])];
+      summary.scenarios.push({ name: 'least-privilege', ok: ok && summary.accessDenied === 0, seconds: Math.round((performance.now() - started) / 100) / 10, ...(why.length ? { error: why.join('; ') } : {}) });
+    }
   }
   return summary;
 }
