@@ -59,10 +59,13 @@ export async function faults(c: ScenarioContext): Promise<void> {
   const fan = runIdOf((await cli('trigger', ['fan_out_in'])).out);
   const fanEnd = await c.runEnds('fan_out_in', fan);
   check(fanEnd.state === 'success', 'the batch next to a poison message succeeds');
+  // Its receives are a visibility timeout apart (six worker timeouts): the bound follows the queue's own settings.
+  const q = (await r.direct.sqs.send(new GetQueueAttributesCommand({ QueueUrl: ready.localUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] }))).Attributes ?? {};
+  const receives = Number(JSON.parse(q.RedrivePolicy ?? '{}').maxReceiveCount ?? 5);
   await c.until(async () => {
     const a = await r.direct.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.localUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     return Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) >= 1;
-  }, 'the poison message in the DLQ');
+  }, `the poison message in the DLQ (${receives} receives, ${q.VisibilityTimeout} s apart)`, (receives * Number(q.VisibilityTimeout ?? 1800) + 30 * 60) * 1000);
   // The worker's log lines arrive apart from the queue's state: wait for the five receives' lines.
   const failed = () => r.logs.lines(worker.spec.logicalId).filter((l) => l.includes('message failed')).length;
   await c.until(() => failed() >= 5, "the poison message's failed deliveries in the worker's log");
