@@ -16,6 +16,7 @@ import crypto from 'node:crypto';
 import Module, { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, sep } from 'node:path';
+import { InvalidInputError } from '../engine/index.js';
 
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
@@ -53,7 +54,12 @@ const PATCHED = Symbol.for('airless.s3rver.desCompatibleCrypto');
  */
 export function loadS3rver(from: string = import.meta.url): S3rverCtor {
   const req = createRequire(from);
-  const main = req.resolve('s3rver');
+  let main: string;
+  try {
+    main = req.resolve('s3rver');
+  } catch (cause) {
+    throw new InvalidInputError('the local S3 server needs s3rver, an optional peer of airless: npm install -D s3rver@3.7.1', { cause });
+  }
   const controller = createRequire(main).resolve('./controllers/bucket');
   const g = globalThis as { [PATCHED]?: Set<string> };
   if (!g[PATCHED]) {

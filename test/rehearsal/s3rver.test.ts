@@ -60,3 +60,10 @@ describe('s3rver loaded by startS3rver', () => {
     expect(() => desCompatibleCrypto.createCipheriv('aes-128-cbc', Buffer.alloc(16), Buffer.alloc(16))).not.toThrow();
   });
 });
+
+describe('loadS3rver without s3rver installed', () => {
+  it('says in one line which optional package to install', async () => {
+    const { loadS3rver } = await import('../../lib/rehearsal/s3rver.js');
+    expect(() => loadS3rver('file:///nowhere/at/all/x.js')).toThrow(/^the local S3 server needs s3rver, an optional peer of airless: npm install -D s3rver@3\.7\.1$/);
+  });
+});
