@@ -50,11 +50,22 @@ export interface Summary {
   template?: StackTemplate;
 }
 
+/** What runScenarios starts and runs (tests give their own). */
+export interface ScenarioDeps {
+  start: typeof startRehearsal;
+  synth: typeof synth;
+  scenarios: Record<string, Scenario>;
+  context: typeof scenarioContext;
+}
+
 /**
  * @example
  * const summary = await runScenarios(['readme'], { stateDir: '.airless/rehearsal', cdkOut: 'cdk.out' }, console.log);
  */
-export async function runScenarios(names: readonly string[], base: Omit<RehearsalOptions, 'timeWarp' | 'startAt'>, log: (line: string) => void): Promise<Summary> {
+export async function runScenarios(
+  names: readonly string[], base: Omit<RehearsalOptions, 'timeWarp' | 'startAt'>, log: (line: string) => void, deps: Partial<ScenarioDeps> = {},
+): Promise<Summary> {
+  const d: ScenarioDeps = { start: startRehearsal, synth, scenarios: SCENARIOS, context: scenarioContext, ...deps };
   for (const n of names) {
     if (!(SCENARIO_NAMES as readonly string[]).includes(n)) throw new InvalidInputError(`unknown scenario ${n}; choose from ${SCENARIO_NAMES.join(', ')}`);
   }
@@ -65,15 +76,15 @@ export async function runScenarios(names: readonly string[], base: Omit<Rehearsa
   let template: StackTemplate | undefined;
   // One synth for every scenario; two poker shards instead of eight (`-c shards=2`, a
   // supported deploy setting) so that each warped minute costs 3 invocations, not 9.
-  const cdkOut = base.cdkOut ?? (await synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT));
+  const cdkOut = base.cdkOut ?? (await d.synth(join(base.stateDir, 'cdk.out'), SCENARIO_CONTEXT));
   for (const name of toRun) {
     const started = performance.now();
     let r: Rehearsal | undefined;
     const result: ScenarioResult = { name, ok: false, seconds: 0 };
     try {
-      r = await startRehearsal({ ...base, cdkOut, stateDir: join(base.stateDir, name), timeWarp: true, startAt: SCENARIO_START });
+      r = await d.start({ ...base, cdkOut, stateDir: join(base.stateDir, name), timeWarp: true, startAt: SCENARIO_START });
       log(`scenario ${name}: rehearsal up at ${r.endpoint}`);
-      await SCENARIOS[name](scenarioContext(r, log));
+      await d.scenarios[name]!(d.context(r, log));
       result.ok = true;
     } catch (e) {
       result.error = (e as Error).message;
