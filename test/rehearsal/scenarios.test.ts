@@ -45,24 +45,24 @@ describe.skipIf(!dynamodbEndpoint)('airless rehearse scenarios', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('readme: the README deploy section passes with no call denied', { timeout: 300_000 }, async () => {
+  it('readme: the README deploy section passes with no call denied', { timeout: 600_000 }, async () => {
     const s = await scenario('readme');
     expect(s.awsCalls).toBeGreaterThan(100);
   });
 
-  it('faults: large values, a killed worker, a poison message, a bundle that cannot be scheduled', { timeout: 400_000 }, async () => {
+  it('faults: large values, a killed worker, a poison message, a bundle that cannot be scheduled', { timeout: 600_000 }, async () => {
     await scenario('faults');
   });
 
-  it('paths: lease expiry, sensors the poker and the tick settle, removed DAGs, a deleted bundle', { timeout: 300_000 }, async () => {
+  it('paths: lease expiry, sensors the poker and the tick settle, removed DAGs, a deleted bundle', { timeout: 600_000 }, async () => {
     await scenario('paths');
   });
 
-  it('recovery: a refused tick dead-lettered, a run whose bundle is gone, a sensor without its code, duplicate notifications', { timeout: 300_000 }, async () => {
+  it('recovery: a refused tick dead-lettered, a run whose bundle is gone, a sensor without its code, duplicate notifications', { timeout: 600_000 }, async () => {
     await scenario('recovery');
   });
 
-  it('settings: variables and connections set with the CLI, read by the worker, the poker and the tick, masked in logs', { timeout: 300_000 }, async () => {
+  it('settings: variables and connections set with the CLI, read by the worker, the poker and the tick, masked in logs', { timeout: 600_000 }, async () => {
     await scenario('settings');
   });
 

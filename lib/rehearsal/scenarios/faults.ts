@@ -12,6 +12,7 @@ import { uploadBundle } from '../../adapters/aws/s3-bundles.js';
 import { buildBundle } from '../../build/index.js';
 import { PROJECT_ROOT } from '../rehearsal.js';
 import type { ScenarioContext } from './context.js';
+import { setFunctionSchedules } from './tick.js';
 
 const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.startsWith('run ')) ?? '')?.[1] ?? '';
 const SCENARIO_DAGS = join(PROJECT_ROOT, 'lib', 'rehearsal', 'scenarios', 'dags');
@@ -62,10 +63,14 @@ export async function faults(c: ScenarioContext): Promise<void> {
   // Its receives are a visibility timeout apart (six worker timeouts): the bound follows the queue's own settings.
   const q = (await r.direct.sqs.send(new GetQueueAttributesCommand({ QueueUrl: ready.localUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] }))).Attributes ?? {};
   const receives = Number(JSON.parse(q.RedrivePolicy ?? '{}').maxReceiveCount ?? 5);
+  // Those hours need neither the tick nor the pokers, which would each run once a virtual
+  // minute: off meanwhile, the warp goes from one receive to the next.
+  for (const f of ['Tick', 'Poker']) await setFunctionSchedules(c, f, 'DISABLED');
   await c.until(async () => {
     const a = await r.direct.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.localUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     return Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) >= 1;
   }, `the poison message in the DLQ (${receives} receives, ${q.VisibilityTimeout} s apart)`, (receives * Number(q.VisibilityTimeout ?? 1800) + 30 * 60) * 1000);
+  for (const f of ['Tick', 'Poker']) await setFunctionSchedules(c, f, 'ENABLED');
   // The worker's log lines arrive apart from the queue's state: wait for the five receives' lines.
   const failed = () => r.logs.lines(worker.spec.logicalId).filter((l) => l.includes('message failed')).length;
   await c.until(() => failed() >= 5, "the poison message's failed deliveries in the worker's log");
