@@ -13,9 +13,13 @@
  * its source, so an s3rver update that drops DES simply stops reaching the shim.
  */
 import crypto from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
 import Module, { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, sep } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { InvalidInputError } from '../engine/index.js';
 
 interface S3rverInstance {
@@ -78,7 +82,60 @@ export function loadS3rver(from: string = import.meta.url): S3rverCtor {
     const root = dirname(dirname(main)) + sep;
     if (req.cache[controller]) for (const k of Object.keys(req.cache)) if (k.startsWith(root)) delete req.cache[k];
   }
+  atomicPuts(createRequire(main)('./stores/filesystem') as { prototype: FilesystemStore });
   return req('s3rver') as S3rverCtor;
+}
+
+/** The part of s3rver's FilesystemStore that atomicPuts replaces and uses. */
+interface FilesystemStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+  putObject(object: { bucket: string; key: string; content: Buffer | Readable; metadata: unknown }): Promise<{ size: number; md5: string }>;
+}
+
+const ATOMIC = Symbol.for('airless.s3rver.atomicPuts');
+let tmpSeq = 0;
+
+/**
+ * S3 writes an object atomically: a GET sees the old object or the new one, whole. s3rver
+ * 3.7.1 answers a PUT before a buffered body is on disk and writes files in place, so a
+ * GET right after (register-bundle's verdict, read by `airless push`) can read half a file:
+ * "Unexpected end of JSON input" under load. Here a PUT writes its body, its md5 and its
+ * metadata to files beside them, renames the md5 and metadata into place, then the body
+ * (s3rver finds an object by its body file, and lists only `._S3rver_object` files), and
+ * answers only then.
+ */
+function atomicPuts(Store: { prototype: FilesystemStore }): void {
+  const proto = Store.prototype as FilesystemStore & { [ATOMIC]?: true };
+  if (proto[ATOMIC]) return;
+  proto[ATOMIC] = true;
+  proto.putObject = async function putObject(this: FilesystemStore, object) {
+    const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+    await mkdir(dirname(objectPath), { recursive: true });
+    const tmp = `${objectPath}.airless-${process.pid}-${tmpSeq++}`;
+    const md5 = crypto.createHash('md5');
+    let size = 0;
+    const body = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+    const count = new Transform({ transform(chunk: Buffer, _enc, done) { md5.update(chunk); size += chunk.length; done(null, chunk); } });
+    await pipeline(body, count, createWriteStream(tmp));
+    const digest = md5.digest('hex');
+    await this.putMetadata(object.bucket, object.key, object.metadata, digest);
+    await rename(tmp, objectPath);
+    return { size, md5: digest };
+  };
+  const putMetadata = proto.putMetadata;
+  // Its md5 and metadata files too: s3rver's own code writes them beside, then each one
+  // replaces the old in one rename.
+  proto.putMetadata = async function atomicMetadata(this: FilesystemStore, bucket, key, metadata, md5) {
+    const suffix = `.airless-${process.pid}-${tmpSeq++}`;
+    const real = this.getResourcePath.bind(this);
+    const staged = Object.create(this, { getResourcePath: { value: (b: string, k: string, r: string) => `${real(b, k, r)}${suffix}` } }) as FilesystemStore;
+    await putMetadata.call(staged, bucket, key, metadata, md5);
+    for (const resource of ['object.md5', 'metadata.json']) {
+      // No md5 given: s3rver writes no md5 file.
+      await rename(`${real(bucket, key, resource)}${suffix}`, real(bucket, key, resource)).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+    }
+  };
 }
 
 /**

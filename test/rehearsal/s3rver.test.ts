@@ -1,13 +1,13 @@
 /**
  * s3rver as we load it (lib/rehearsal/s3rver.ts) pages truncated listings on Node 20 without
- * `--openssl-legacy-provider`: its DES continuation tokens come from DES-EDE3 with one key
- * repeated, byte for byte what legacy DES gives.
+ * `--openssl-legacy-provider` (its DES continuation tokens come from DES-EDE3 with one key
+ * repeated, byte for byte what legacy DES gives), and answers a PUT once the object is whole.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClients } from '../../lib/adapters/aws/clients.js';
 import { desCompatibleCrypto, startS3rver, type LocalS3 } from '../../lib/rehearsal/s3rver.js';
@@ -58,6 +58,32 @@ describe('s3rver loaded by startS3rver', () => {
     // Everything else is Node's own crypto.
     expect(desCompatibleCrypto.randomBytes(4)).toHaveLength(4);
     expect(() => desCompatibleCrypto.createCipheriv('aes-128-cbc', Buffer.alloc(16), Buffer.alloc(16))).not.toThrow();
+  });
+});
+
+describe('s3rver PUTs, loaded by startS3rver', () => {
+  it('answers only once the object is whole: a GET right after reads all of it, with its etag', async () => {
+    for (let i = 0; i < 5; i++) {
+      const body = Buffer.alloc(4_000_000 + i, i + 1);
+      const put = await s3.send(new PutObjectCommand({ Bucket: 'pages', Key: `big/${i}.bin`, Body: body }));
+      const got = await s3.send(new GetObjectCommand({ Bucket: 'pages', Key: `big/${i}.bin` }));
+      const bytes = await got.Body!.transformToByteArray();
+      expect(bytes.length).toBe(body.length);
+      expect(got.ETag).toBe(put.ETag);
+    }
+    // An object overwritten while it is read (a verdict polled while it is written again):
+    // every GET sees one whole version, old or new, never a truncated file.
+    const json = (n: number) => JSON.stringify({ ok: true, n, padding: 'p'.repeat(20_000) });
+    await s3.send(new PutObjectCommand({ Bucket: 'pages', Key: 'big/verdict.json', Body: json(0) }));
+    const bodies: string[] = [];
+    for (let n = 1; n <= 30; n++) {
+      const reads = Array.from({ length: 4 }, () => s3.send(new GetObjectCommand({ Bucket: 'pages', Key: 'big/verdict.json' })).then((o) => o.Body!.transformToString()));
+      await Promise.all([s3.send(new PutObjectCommand({ Bucket: 'pages', Key: 'big/verdict.json', Body: json(n) })), ...reads.map((r) => r.then((b) => bodies.push(b)))]);
+    }
+    expect(bodies.filter((b) => { try { return JSON.parse(b).ok !== true; } catch { return true; } })).toEqual([]);
+    // Files written beside an object while it is stored are never listed as objects.
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'pages', Prefix: 'big/' }));
+    expect((listed.Contents ?? []).map((c) => c.Key)).toEqual(['big/0.bin', 'big/1.bin', 'big/2.bin', 'big/3.bin', 'big/4.bin', 'big/verdict.json']);
   });
 });
 

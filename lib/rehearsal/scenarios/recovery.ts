@@ -43,9 +43,21 @@ export async function recovery(c: ScenarioContext): Promise<void> {
     const p = await cli('push', [dir], { 'no-typecheck': true });
     return { ...p, version: versionOf(p.out) };
   };
+  // A verdict read while register-bundle still writes it is not there yet: the local S3
+  // server may answer a partial body, which is no JSON.
   const registration = async (version: string): Promise<RegisterResult | undefined> => {
     const o = await r.direct.s3.send(new GetObjectCommand({ Bucket: bucket, Key: registrationKey(version) })).catch(() => undefined);
-    return o?.Body ? JSON.parse(await o.Body.transformToString()) as RegisterResult : undefined;
+    try {
+      return o?.Body ? JSON.parse(await o.Body.transformToString()) as RegisterResult : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  /** The verdict on a version once it reads whole. */
+  const verdict = async (version: string, what: string): Promise<RegisterResult> => {
+    let got: RegisterResult | undefined;
+    await c.until(async () => (got = await registration(version)) !== undefined, what);
+    return got!;
   };
   try {
     const v1 = await push(recoveryDags({ failing: true }));
@@ -102,16 +114,15 @@ export async function recovery(c: ScenarioContext): Promise<void> {
     let before = register.invocations;
     await r.redeliverNotification(bucket, `bundles/${v1.version}/manifest.json`);
     await c.until(() => register.invocations > before && register.inFlight === 0, 'the duplicate notification to be handled');
-    check((await registration(v1.version))?.ok === true && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version,
+    check((await verdict(v1.version, `the verdict on ${v1.version}`)).ok === true && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version,
       `a duplicate notification of ${v1.version}, whose manifest is gone, is ignored: the registry stays at ${v2.version}`);
     // A manifest gone before its first registration: "not found" (404 through s3:ListBucket), nothing registered.
     const lost = '000000000000-00000000';
     await r.redeliverNotification(bucket, `bundles/${lost}/manifest.json`);
-    await c.until(async () => (await registration(lost)) !== undefined, 'the notification of a vanished manifest to be handled');
-    const vanished = await registration(lost);
-    check(vanished?.ok === false && /not found/.test(vanished.error ?? '') && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version
+    const vanished = await verdict(lost, 'the notification of a vanished manifest to be handled');
+    check(vanished.ok === false && /not found/.test(vanished.error ?? '') && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version
       && allowedBy('RegisterBundle', 's3:ListBucket', bucket) > 0,
-      `a notification whose manifest vanished before registration reports "${vanished?.error ?? ''}" and registers nothing`);
+      `a notification whose manifest vanished before registration reports "${vanished.error ?? ''}" and registers nothing`);
 
     // A stale duplicate of an older version that still exists never rolls the registry back.
     const v3 = await push(recoveryDags({ failing: false, late: true }));
@@ -119,7 +130,7 @@ export async function recovery(c: ScenarioContext): Promise<void> {
     await r.redeliverNotification(bucket, `bundles/${v2.version}/manifest.json`);
     await c.until(() => register.invocations > before && register.inFlight === 0, 'the stale notification to be handled');
     const orphanDag = await ports.store.getDag('rehearsal_orphan');
-    check(v3.code === 0 && orphanDag?.bundleVersion === v3.version && (await ports.store.getDag('rehearsal_late')) !== undefined && (await registration(v2.version))?.ok === true,
+    check(v3.code === 0 && orphanDag?.bundleVersion === v3.version && (await ports.store.getDag('rehearsal_late')) !== undefined && (await verdict(v2.version, `the verdict on ${v2.version}`)).ok === true,
       `a stale notification of ${v2.version} after ${v3.version} is ignored: the registry stays at ${orphanDag?.bundleVersion}`);
   } finally {
     r.refuseInvocations('Tick', 0);
