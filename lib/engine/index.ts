@@ -14,6 +14,7 @@ export { reconcile, type ReconcileReport } from './reconcile.js';
 export { pokeShard, type PokeReport } from './poke.js';
 export { sendSignal } from './waiting.js';
 export { sensorHash, VIRTUAL_SHARDS } from './sensor-start.js';
+export { SENSOR_WAITS_LINE } from './sensor-start.js';
 export {
   clearTasks,
   createRun,
@@ -46,6 +47,7 @@ export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type
 export type * from './mapping-store.js';
 export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';
 export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './secrets-mask.js';
+export { elementAt, mapLength, namedSources } from './mapping-ids.js';
 export { envKey } from './secrets.js';
 export { instanceValue } from './mapping-values.js';
 export * from './model/backfill.js';

@@ -67,8 +67,9 @@ export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       return;
     }
     if (n === 0) {
-      // As Airflow: a task mapped over nothing is skipped (one instance, no map index).
-      await finishTask(p, rc, t, parent, { kind: 'skipped', reason: 'mapped over an empty list' });
+      // As Airflow: a task mapped over nothing is skipped (one instance, no map index) and
+      // never ran: its try number goes back (Airflow's is 0).
+      await finishTask(p, rc, t, parent, { kind: 'skipped', reason: 'mapped over an empty list', untried: true });
       return;
     }
     // No TTL on the count items: one set now would expire them while a long mapping still runs.

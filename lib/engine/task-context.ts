@@ -45,7 +45,7 @@ export class RunningTaskContext implements TaskContext {
   readonly dagId: string;
   readonly runId: string;
   readonly taskId: string;
-  readonly mapIndex?: number;
+  readonly mapIndex: number;
   readonly tryNumber: number;
   readonly logicalDate: string;
   readonly dataIntervalStart: string;
@@ -66,7 +66,8 @@ export class RunningTaskContext implements TaskContext {
     this.dagId = ti.dagId;
     this.runId = ti.runId;
     this.taskId = baseTaskId(ti.taskId);
-    if (ti.mapIndex !== undefined) this.mapIndex = ti.mapIndex;
+    // Airflow's map_index: -1 when the task is not mapped (never undefined: `ctx.mapIndex * 2` type-checks).
+    this.mapIndex = ti.mapIndex ?? -1;
     this.tryNumber = ti.tryNumber;
     this.logicalDate = iso(rc.run.logicalDate);
     this.dataIntervalStart = iso(rc.run.dataIntervalStart);

@@ -23,7 +23,7 @@ import { storeOutputKeys } from './flow/inputs.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[]; outlets?: OutletExtras }
-  | { kind: 'skipped'; reason?: string }
+  | { kind: 'skipped'; reason?: string; /** The try never ran task code (an empty expansion): its try number goes back. */ untried?: boolean }
   | { kind: 'deferred'; request: DeferRequest }
   | { kind: 'failed'; error: string; noRetry?: boolean };
 
@@ -100,7 +100,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
   if (outcome.kind === 'success') await armOutlets(p, t, ti, outcome.outlets);
-  const r = await transition(p, rc, ti, state, { error: null, ...mapped });
+  const r = await transition(p, rc, ti, state, { error: null, ...mapped }, outcome.kind === 'skipped' && outcome.untried ? { untried: true } : {});
   if (!r.ok) return false;
   if (outcome.kind === 'success') await emitOutlets(p, t, r.item, outcome.outlets);
   await wakeLimits(p, rc, ti);

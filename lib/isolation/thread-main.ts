@@ -191,7 +191,7 @@ export const THREAD_SOURCE = String.raw`
       this.logicalDate = c.logicalDate; this.dataIntervalStart = c.dataIntervalStart; this.dataIntervalEnd = c.dataIntervalEnd;
       this.ds = c.ds; this.params = c.params; this.conf = c.conf;
       this.signal = NEVER;
-      if (c.mapIndex !== undefined) this.mapIndex = c.mapIndex;
+      this.mapIndex = typeof c.mapIndex === 'number' ? c.mapIndex : -1;
       this.xcom = new Xcom(id, c.taskId);
       this.log = LOG;
       this.variables = new Variables(id);

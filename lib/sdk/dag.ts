@@ -254,24 +254,6 @@ export function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: 
 }
 
 /**
- * Links its arguments in sequence: `chain(a, b, c)` is `a.before(b).before(c)`; an array
- * stands for a group (`chain(a, [b, c], d)`: a before b and c, both before d).
- *
- * @example
- * chain(extract, [transform, audit], load);
- */
-export function chain(...items: Array<Linkable | readonly Linkable[]>): void {
-  for (let i = 0; i + 1 < items.length; i++) {
-    const a = items[i];
-    const from = Array.isArray(a) ? (a as readonly Linkable[]) : [a as Linkable];
-    if (from.length === 0) continue;
-    const draft = outputDraft(from[0]) ?? (from[0] as Handle | Group).draft;
-    if (!draft) throw new InvalidDagError(`chain: ${describe(from[0])} is not a task handle`);
-    linkBefore(draft, from, [items[i + 1]]);
-  }
-}
-
-/**
  * Declares a DAG. The build callback declares tasks and their dependencies; the result
  * holds the serializable spec (validated) and the task code.
  *

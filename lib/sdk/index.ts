@@ -11,7 +11,8 @@ import { InvalidDagError } from '../engine/index.js';
 import { idProblem } from '../engine/index.js';
 import type { SensorDefinition } from './types.js';
 
-export { dag, chain } from './dag.js';
+export { dag } from './dag.js';
+export { chain, chainLinear, type ChainItem } from './flow.js';
 export { zip } from './zip.js';
 export type * from './taskflow-types.js';
 export { definePool, isPoolDefinition } from './pools.js';
