@@ -285,9 +285,7 @@ export interface DagBuilder<P extends Params = Params> {
    * A task. Its function gets `ctx` and its inputs (typed from the second parameter); call
    * the handle with them to place it: `double({ n: extract() })`.
    */
-  /** An AWS job operator (ecsRunTask, glueStartJobRun, ...): its XCom is the job's outcome. */
-  task(taskId: string, body: OperatorBody, options?: TaskOptions): Task<void, unknown>;
-  task<R, I = void>(taskId: string, body: ((ctx: TaskContext<P>, inputs: I) => R) | DeferrableTask<P>, options?: TaskOptions): Task<I, TaskValue<R>>;
+  task<R, I = void>(taskId: string, body: ((ctx: TaskContext<P>, inputs: I) => R) | DeferrableTask<P> | OperatorBody, options?: TaskOptions): Task<I, TaskValue<R>>;
   branch<I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => ReturnType<BranchFn<P>>, options?: TaskOptions): Task<I, string[]>;
   sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): Task<void, undefined>;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */
