@@ -11,12 +11,14 @@ const seconds = (a?: number, b?: number) => (a === undefined || b === undefined 
 export function timetableSummary(spec: DagSpec): string | null {
   const s = spec.schedule;
   if (!s) return null;
+  if (s.kind === 'once') return '@once';
   return s.kind === 'cron' ? s.expr : `rate(${s.everyMs / 1000} seconds)`;
 }
 
 function timetableDescription(spec: DagSpec): string {
   const s = spec.schedule;
   if (!s) return 'Never, external triggers only';
+  if (s.kind === 'once') return 'Once, as soon as possible';
   return s.kind === 'cron' ? `cron ${s.expr} (${s.timezone})` : `every ${s.everyMs / 1000} s`;
 }
 

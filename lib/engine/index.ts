@@ -37,6 +37,7 @@ export { renderDeep, renderTemplate, templateVars } from './template.js';
 export { runBody } from './worker.js';
 export { pokeOnce } from './poke.js';
 export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js';
+export { onceTick } from './timetable.js';
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';

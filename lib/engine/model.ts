@@ -27,6 +27,8 @@ export type TriggerRule = (typeof TRIGGER_RULES)[number];
 export type ScheduleSpec =
   | { kind: 'cron'; expr: string; timezone: string }
   | { kind: 'rate'; everyMs: number }
+  /** `@once` (Airflow's OnceTimetable): one run, at startDate or as soon as the DAG is registered. */
+  | { kind: 'once' }
   | null;
 
 export interface RetryPolicy {

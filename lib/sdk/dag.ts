@@ -6,7 +6,7 @@
 import { InvalidDagError, InvalidInputError } from '../engine/index.js';
 import type { DagSpec, RetryPolicy, SensorSpec, TaskKind, TaskSpec } from '../engine/index.js';
 import { parseDuration } from '../engine/index.js';
-import { normalizeDate, parseSchedule } from '../engine/index.js';
+import { normalizeDate } from '../engine/index.js';
 import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
 import { applyPriorityWeights, limitOptions, type OwnWeight } from './pools.js';
@@ -14,6 +14,7 @@ import { declareGroup, TaskGroupHandle } from './groups.js';
 import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import { applyExpand } from './mapping.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
+import { scheduleOption } from './schedule.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -236,7 +237,7 @@ export function dag<P extends Params = Params>(
       throw e;
     }
   };
-  const schedule = input('', () => parseSchedule(o.schedule ?? null, timezone));
+  const { schedule, createDataIntervals } = input('', () => scheduleOption(o, timezone));
   const startDate = o.startDate === undefined ? undefined : input('invalid startDate', () => normalizeDate(o.startDate!, timezone));
   const endDate = o.endDate === undefined ? undefined : input('invalid endDate', () => normalizeDate(o.endDate!, timezone));
 
@@ -280,7 +281,7 @@ export function dag<P extends Params = Params>(
     ...(startDate !== undefined ? { startDate } : {}),
     ...(endDate !== undefined ? { endDate } : {}),
     catchup: o.catchup ?? false,
-    ...(o.createDataIntervals ? { createDataIntervals: true } : {}),
+    ...(createDataIntervals ? { createDataIntervals: true } : {}),
     maxActiveRuns: o.maxActiveRuns ?? 16,
     maxActiveTasks: o.maxActiveTasks ?? 16,
     maxParallelism: draft.tasks.size,

@@ -1,6 +1,7 @@
 /**
  * Types DAG authors see. Durations are `'30s' | '10m' | '1h30m' | ms`.
  */
+import type { Timetable } from './schedule.js';
 import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
 import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
 import type { NotifierDefinition } from './notify.js';
@@ -135,8 +136,11 @@ export interface SensorOptions extends TaskOptions {
 }
 
 export interface DagOptions<P extends Params = Params> {
-  /** Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', or null for manual runs only (default). */
-  schedule?: string | null;
+  /**
+   * Cron (5 fields), a preset ('@daily'...), '@once', 'rate(15 minutes)', a {@link Timetable}
+   * object (`{ cron, timezone, createDataIntervals }`), or null for manual runs only (default).
+   */
+  schedule?: string | null | Timetable;
   /** IANA timezone of the cron and of dates written without an offset (default 'UTC'). */
   timezone?: string;
   /** ISO date; without an offset it is read in `timezone`. */
