@@ -27,7 +27,7 @@ export function dagJson(d: DagRecord) {
   const s = d.spec;
   return {
     dag_id: d.dagId,
-    dag_display_name: d.dagId,
+    dag_display_name: s.displayName ?? d.dagId,
     is_paused: d.paused,
     is_stale: false,
     last_parsed_time: iso(d.updatedAt),
@@ -54,6 +54,15 @@ export function dagJson(d: DagRecord) {
   };
 }
 
+/** Airflow's serialized params: each with its value (null without a default), description and JSON Schema. */
+function paramsJson(s: DagSpec) {
+  const names = [...new Set([...Object.keys(s.params), ...Object.keys(s.paramSchemas ?? {})])];
+  return Object.fromEntries(names.map((k) => {
+    const schema = s.paramSchemas?.[k] ?? {};
+    return [k, { value: Object.hasOwn(s.params, k) ? s.params[k] : null, description: typeof schema.description === 'string' ? schema.description : null, schema }];
+  }));
+}
+
 /** Airflow's DAGDetailsResponse: DAGResponse plus the DAG's settings and params. */
 export function dagDetailsJson(d: DagRecord) {
   const s = d.spec;
@@ -63,9 +72,9 @@ export function dagDetailsJson(d: DagRecord) {
     start_date: s.startDate ?? null,
     end_date: s.endDate ?? null,
     timezone: s.timezone,
-    params: Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, { value: v, description: null, schema: {} }])),
+    params: paramsJson(s),
     is_paused_upon_creation: s.pausedOnCreation,
-    doc_md: null,
+    doc_md: s.doc ?? null,
     render_template_as_native_obj: false,
     active_runs_count: d.activeRuns ?? 0,
   };
@@ -127,7 +136,7 @@ export function taskInstanceJson(run: DagRun, t: TaskSpec | undefined, taskId: s
     state: ti?.state ?? null,
     try_number: ti?.tryNumber ?? 0,
     max_tries: maxTries(t, ti),
-    task_display_name: taskId,
+    task_display_name: t?.displayName ?? taskId,
     dag_display_name: run.dagId,
     hostname: null,
     unixname: null,

@@ -38,6 +38,7 @@ export { runBody } from './worker.js';
 export { pokeOnce } from './poke.js';
 export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js';
 export { onceTick } from './timetable.js';
+export { ParamValidationError, runParamsProblem, valueProblem } from './rules/params.js';
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';

@@ -4,6 +4,7 @@
  * Times are epoch milliseconds in records and ISO-8601 strings in manifests; the one
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
+import type { ParamSchema } from './model/authoring.js';
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 
 export const TRIGGER_RULES = [
@@ -91,6 +92,10 @@ export interface TaskSpec extends RetryPolicy {
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
+  /** Shown instead of the id in the UI and API (Airflow's task_display_name). */
+  displayName?: string;
+  /** Markdown documentation (Airflow's doc_md). */
+  doc?: string;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -144,6 +149,12 @@ export interface DagSpec {
   /** Run-level callbacks the DAG defines (`onSuccess`, `onFailure`): code in the bundle, notifiers in `notify`. */
   callbacks?: DagCallbackEvent[];
   notify?: NotifierSpec[];
+  /** JSON Schemas of params declared with `param(default, schema)`; a param without a default is absent from `params`. */
+  paramSchemas?: Record<string, ParamSchema>;
+  /** Shown instead of the id in the UI and API (Airflow's dag_display_name). */
+  displayName?: string;
+  /** Markdown documentation (Airflow's doc_md). */
+  doc?: string;
 }
 
 export interface Manifest {
@@ -303,6 +314,8 @@ export interface SignalRecord {
 export interface XcomKey extends TaskKey {
   key: string;
 }
+
+export type * from './model/authoring.js';
 
 export function taskKeyString(k: TaskKey): string {
   return `${k.dagId}/${k.runId}/${k.taskId}`;

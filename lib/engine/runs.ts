@@ -19,6 +19,7 @@ import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
 import { assertRunId } from './rules/ids.js';
 import { depthProblem } from './rules/values.js';
+import { checkRunParams } from './rules/params.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -74,6 +75,7 @@ export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions =
   if (deep) throw new InvalidInputError(`conf is ${deep}: a run's conf is handed to every task`);
   const dag = await p.store.getDag(dagId);
   if (!dag) throw new NotFoundError(`unknown dag ${dagId}`);
+  checkRunParams(dag.spec, opts.conf);
   const r = await createRun(p, dag, { ...opts, runType: opts.runType ?? 'manual' });
   if (!r.ok) throw new InvalidInputError(`run ${opts.runId ?? ''} of dag ${dagId} exists already`);
   return (await p.store.getRun(dagId, r.item.runId)) ?? r.item;

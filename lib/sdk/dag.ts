@@ -15,6 +15,8 @@ import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import { applyExpand } from './mapping.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import { scheduleOption } from './schedule.js';
+import { paramFields } from './params.js';
+import { dagDisplay, taskDisplay } from './display.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -85,7 +87,7 @@ export class DagDraft {
     };
     const cap = this.duration(o.maxRetryDelay, 'maxRetryDelay', taskId) ?? (backoff ? BACKOFF_CAP_MS : undefined);
     if (cap !== undefined) retry.maxRetryDelayMs = cap;
-    const spec: Draft['spec'] = { taskId, kind, ...retry, triggerRule: o.triggerRule ?? 'all_success', ...extra };
+    const spec: Draft['spec'] = { taskId, kind, ...retry, triggerRule: o.triggerRule ?? 'all_success', ...extra, ...taskDisplay(options, (msg) => this.fail(msg, taskId)) };
     const timeout = this.duration(o.executionTimeout, 'executionTimeout', taskId);
     if (timeout !== undefined) spec.executionTimeoutMs = timeout;
     if (o.isolation !== undefined && o.isolation !== 'thread' && o.isolation !== 'none') this.fail(`isolation must be 'thread' or 'none', got ${JSON.stringify(o.isolation)}`, taskId);
@@ -285,7 +287,8 @@ export function dag<P extends Params = Params>(
     maxActiveRuns: o.maxActiveRuns ?? 16,
     maxActiveTasks: o.maxActiveTasks ?? 16,
     maxParallelism: draft.tasks.size,
-    params: { ...(o.params ?? {}) },
+    ...paramFields(o.params),
+    ...dagDisplay(o, fail),
     tags: [...(o.tags ?? [])],
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),

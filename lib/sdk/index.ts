@@ -14,6 +14,7 @@ import type { SensorDefinition } from './types.js';
 export { dag, chain } from './dag.js';
 export { definePool, isPoolDefinition } from './pools.js';
 export { notify, isNotifier, type NotifierDefinition } from './notify.js';
+export { param } from './params.js';
 export type { Timetable } from './schedule.js';
 export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/index.js';

@@ -78,6 +78,10 @@ export interface TaskOptions {
   onRetry?: Callbacks<TaskCallbackContext>;
   /** After the task skipped itself (ctx.skip, a sensor's softFail); not for skips by trigger rules or branches, as Airflow. */
   onSkipped?: Callbacks<TaskCallbackContext>;
+  /** Shown instead of the task id in the UI and API (Airflow's task_display_name); set per task, not by defaultArgs. */
+  displayName?: string;
+  /** Markdown documentation of the task (Airflow's doc_md); set per task, not by defaultArgs. */
+  doc?: string;
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -172,6 +176,10 @@ export interface DagOptions<P extends Params = Params> {
   onSuccess?: Callbacks<RunCallbackContext<P>>;
   /** After a run failed (ctx.failedTasks names the failed tasks). */
   onFailure?: Callbacks<RunCallbackContext<P>>;
+  /** Shown instead of the DAG id in the UI and API (Airflow's dag_display_name). */
+  displayName?: string;
+  /** Markdown documentation shown on the DAG's page (Airflow's doc_md). */
+  doc?: string;
 }
 
 /** Return value of a task body: the XCom value, or a defer/skip marker. */

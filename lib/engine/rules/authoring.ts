@@ -1,0 +1,26 @@
+/**
+ * Build-time checks of the authoring surface of issue 23 §2 (docs/adr/0025): params with
+ * schemas and display fields. Called by validateDagSpec, so a manifest read back passes
+ * the same checks as a DAG built by the SDK.
+ */
+import type { DagSpec } from '../model.js';
+import { paramSpecProblem } from './params.js';
+
+/**
+ * Throws (through `fail`) on the first problem of a DAG's authoring fields.
+ *
+ * @example
+ * checkAuthoring(spec, fail); // in validateDagSpec
+ */
+export function checkAuthoring(spec: DagSpec, fail: (msg: string, taskId?: string) => never): void {
+  const params = paramSpecProblem(spec);
+  if (params) fail(params);
+  for (const key of ['displayName', 'doc'] as const) {
+    if (spec[key] !== undefined && (typeof spec[key] !== 'string' || spec[key] === '')) fail(`${key} must be a non-empty string`);
+  }
+  for (const t of spec.tasks) {
+    for (const key of ['displayName', 'doc'] as const) {
+      if (t[key] !== undefined && (typeof t[key] !== 'string' || t[key] === '')) fail(`${key} must be a non-empty string`, t.taskId);
+    }
+  }
+}
