@@ -112,6 +112,7 @@ export function maxTries(t: TaskSpec | undefined, ti?: TaskInstance): number {
 
 function operatorName(t: TaskSpec | undefined): string | null {
   if (!t) return null;
+  if (t.operator?.type === 'latest_only') return 'LatestOnlyOperator';
   return t.kind === 'sensor' ? `${t.sensor?.type ?? ''}Sensor` : t.kind === 'branch' ? 'BranchOperator' : 'PythonOperator';
 }
 

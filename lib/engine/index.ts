@@ -39,6 +39,7 @@ export { pokeOnce } from './poke.js';
 export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js';
 export { onceTick } from './timetable.js';
 export { ParamValidationError, runParamsProblem, valueProblem } from './rules/params.js';
+export { isLatestRun } from './rules/latest-only.js';
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';

@@ -4,7 +4,7 @@
  * Times are epoch milliseconds in records and ISO-8601 strings in manifests; the one
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
-import type { ParamSchema } from './model/authoring.js';
+import type { OperatorSpec, ParamSchema } from './model/authoring.js';
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 
 export const TRIGGER_RULES = [
@@ -92,6 +92,8 @@ export interface TaskSpec extends RetryPolicy {
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
+  /** A task the engine runs itself (latestOnly): no code in the bundle (rules/latest-only.ts). */
+  operator?: OperatorSpec;
   /** Shown instead of the id in the UI and API (Airflow's task_display_name). */
   displayName?: string;
   /** Markdown documentation (Airflow's doc_md). */

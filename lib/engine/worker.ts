@@ -28,6 +28,7 @@ import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
 import { mapItemOf } from './mapping-values.js';
 import { runExecuteCallback } from './callbacks-run.js';
+import { operatorBody } from './rules/latest-only.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -72,6 +73,7 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
 }
 
 async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<Outcome> {
+  if (t.operator) return runBody(p, rc, t, ti, operatorBody(rc.spec, t, rc.run, p.clock.now()));
   let bundle: LoadedBundle;
   try {
     bundle = await p.bundles.load(rc.run.bundleVersion);

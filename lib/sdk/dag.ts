@@ -266,6 +266,7 @@ export function dag<P extends Params = Params>(
       return draft.add(taskId, 'sensor', {}, opts, { sensor: sensorSpec(draft, taskId, decl, opts) });
     },
     shortCircuit: (taskId, body, opts) => shortCircuitTask(draft, taskId, body, opts),
+    latestOnly: (taskId, opts = {}) => draft.add(taskId, 'branch', {}, opts, { operator: { type: 'latest_only' } }),
     group: (groupId: string, a: any, b?: any) => declareGroup(builder, draft, undefined, groupId, a, b),
   };
   const result: unknown = build(builder);

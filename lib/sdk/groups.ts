@@ -127,6 +127,7 @@ function scopedBuilder<P extends Params>(base: DagBuilder<P>, draft: DagDraft, s
     branch: (taskId, body, o) => join(base.branch(id(taskId), body, withDefaults(o))),
     sensor: (taskId, decl, o) => join(base.sensor(id(taskId), decl, withDefaults(o))),
     shortCircuit: (taskId, body, o) => join(base.shortCircuit(id(taskId), body, withDefaults(o))),
+    latestOnly: (taskId, o) => join(base.latestOnly(id(taskId), withDefaults(o))),
     group: (groupId: string, a: any, b?: any) => declareGroup(base, draft, scope, groupId, a, b),
   };
   return builder;

@@ -274,6 +274,8 @@ export interface DagBuilder<P extends Params = Params> {
   sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): TaskHandle;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */
   shortCircuit(taskId: string, body: TaskFn<P>, options?: ShortCircuitOptions): TaskHandle;
+  /** Skips its direct downstream tasks unless the run is the latest scheduled one; manual runs pass (Airflow's LatestOnlyOperator). */
+  latestOnly(taskId: string, options?: TaskOptions): TaskHandle;
   /** A task group: its tasks' ids are prefixed `groupId.` (Airflow's TaskGroup). */
   group(groupId: string, build: (builder: DagBuilder<P>) => void): GroupHandle;
   group(groupId: string, options: TaskGroupOptions, build: (builder: DagBuilder<P>) => void): GroupHandle;

@@ -9,3 +9,11 @@
  * vocabulary.
  */
 export type ParamSchema = Record<string, unknown>;
+
+/** Airflow's `LatestOnlyOperator`: a branch that follows its direct downstreams only in the latest scheduled run (rules/latest-only.ts). */
+export interface LatestOnlySpec {
+  type: 'latest_only';
+}
+
+/** A task whose work the engine does itself: no code in the bundle. */
+export type OperatorSpec = LatestOnlySpec;

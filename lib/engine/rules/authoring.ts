@@ -3,7 +3,7 @@
  * schemas and display fields. Called by validateDagSpec, so a manifest read back passes
  * the same checks as a DAG built by the SDK.
  */
-import type { DagSpec } from '../model.js';
+import type { DagSpec, TaskSpec } from '../model.js';
 import { paramSpecProblem } from './params.js';
 
 /**
@@ -22,5 +22,13 @@ export function checkAuthoring(spec: DagSpec, fail: (msg: string, taskId?: strin
     for (const key of ['displayName', 'doc'] as const) {
       if (t[key] !== undefined && (typeof t[key] !== 'string' || t[key] === '')) fail(`${key} must be a non-empty string`, t.taskId);
     }
+    if (t.operator !== undefined) checkOperator(t, (msg) => fail(msg, t.taskId));
   }
+}
+
+function checkOperator(t: TaskSpec, fail: (msg: string) => never): void {
+  const type = (t.operator as { type?: unknown }).type;
+  if (type !== 'latest_only') fail(`unknown operator ${JSON.stringify(type)}`);
+  if (t.kind !== 'branch') fail('a latestOnly task is a branch');
+  if (t.expand) fail('a latestOnly task cannot be mapped');
 }
