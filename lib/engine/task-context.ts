@@ -45,6 +45,7 @@ export class RunningTaskContext implements TaskContext {
   readonly taskId: string;
   readonly mapIndex?: number;
   readonly tryNumber: number;
+  readonly runType: string;
   readonly logicalDate: string;
   readonly dataIntervalStart: string;
   readonly dataIntervalEnd: string;
@@ -63,6 +64,7 @@ export class RunningTaskContext implements TaskContext {
     this.taskId = baseTaskId(ti.taskId);
     if (ti.mapIndex !== undefined) this.mapIndex = ti.mapIndex;
     this.tryNumber = ti.tryNumber;
+    this.runType = rc.run.runType;
     this.logicalDate = iso(rc.run.logicalDate);
     this.dataIntervalStart = iso(rc.run.dataIntervalStart);
     this.dataIntervalEnd = iso(rc.run.dataIntervalEnd);
