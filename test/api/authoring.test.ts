@@ -48,3 +48,15 @@ describe('GET /api/v2/dags/{dag_id}/details', () => {
     expect(d.params.ticket).toEqual({ value: null, description: null, schema: { type: 'string', pattern: '^OPS-[0-9]+$' } });
   });
 });
+
+describe('task display names', () => {
+  it('label the task in the graph structure and in task instances', async () => {
+    const s = (await h.call('GET', '/ui/structure/report')).json;
+    expect(s.nodes.find((n: { id: string }) => n.id === 'count_rows').label).toBe('Count the rows');
+    const runId = (await h.call('POST', '/api/v2/dags/report/dagRuns', { dag_run_id: 'display_run', conf: { ticket: 'OPS-3' } })).json.dag_run_id;
+    const r = await h.call('GET', `/api/v2/dags/report/dagRuns/${runId}/taskInstances`);
+    expect(r.status).toBe(200);
+    const tis = r.json;
+    expect(tis.task_instances.find((t: { task_id: string }) => t.task_id === 'count_rows').task_display_name).toBe('Count the rows');
+  });
+});
