@@ -40,6 +40,8 @@ export async function engineCall<T>(f: () => Promise<T>): Promise<T> {
     return await f();
   } catch (err) {
     if (err instanceof NotFoundError) throw new HttpError(404, err.message);
+    // A conf that breaks a param's schema is bad input (400, as Airflow), not a conflict.
+    if (err instanceof Error && err.name === 'ParamValidationError') throw new HttpError(400, err.message);
     if (err instanceof Error && err.name === 'InvalidInputError') throw new HttpError(409, err.message);
     throw err;
   }

@@ -12,6 +12,7 @@ export function timetableSummary(spec: DagSpec): string | null {
   const s = spec.schedule;
   if (spec.assetSchedule) return 'Asset';
   if (!s) return null;
+  if (s.kind === 'once') return '@once';
   return s.kind === 'cron' ? s.expr : `rate(${s.everyMs / 1000} seconds)`;
 }
 
@@ -19,6 +20,7 @@ function timetableDescription(spec: DagSpec): string {
   const s = spec.schedule;
   if (spec.assetSchedule) return 'Triggered by assets';
   if (!s) return 'Never, external triggers only';
+  if (s.kind === 'once') return 'Once, as soon as possible';
   return s.kind === 'cron' ? `cron ${s.expr} (${s.timezone})` : `every ${s.everyMs / 1000} s`;
 }
 
@@ -27,7 +29,7 @@ export function dagJson(d: DagRecord) {
   const s = d.spec;
   return {
     dag_id: d.dagId,
-    dag_display_name: d.dagId,
+    dag_display_name: s.displayName ?? d.dagId,
     is_paused: d.paused,
     is_stale: false,
     last_parsed_time: iso(d.updatedAt),
@@ -54,6 +56,15 @@ export function dagJson(d: DagRecord) {
   };
 }
 
+/** Airflow's serialized params: each with its value (null without a default), description and JSON Schema. */
+function paramsJson(s: DagSpec) {
+  const names = [...new Set([...Object.keys(s.params), ...Object.keys(s.paramSchemas ?? {})])];
+  return Object.fromEntries(names.map((k) => {
+    const schema = s.paramSchemas?.[k] ?? {};
+    return [k, { value: Object.hasOwn(s.params, k) ? s.params[k] : null, description: typeof schema.description === 'string' ? schema.description : null, schema }];
+  }));
+}
+
 /** Airflow's DAGDetailsResponse: DAGResponse plus the DAG's settings and params. */
 export function dagDetailsJson(d: DagRecord) {
   const s = d.spec;
@@ -63,9 +74,9 @@ export function dagDetailsJson(d: DagRecord) {
     start_date: s.startDate ?? null,
     end_date: s.endDate ?? null,
     timezone: s.timezone,
-    params: Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, { value: v, description: null, schema: {} }])),
+    params: paramsJson(s),
     is_paused_upon_creation: s.pausedOnCreation,
-    doc_md: null,
+    doc_md: s.doc ?? null,
     render_template_as_native_obj: false,
     active_runs_count: d.activeRuns ?? 0,
   };
@@ -103,6 +114,7 @@ export function maxTries(t: TaskSpec | undefined, ti?: TaskInstance): number {
 
 function operatorName(t: TaskSpec | undefined): string | null {
   if (!t) return null;
+  if (t.builtin?.type === 'latest_only') return 'LatestOnlyOperator';
   return t.kind === 'sensor' ? `${t.sensor?.type ?? ''}Sensor` : t.kind === 'branch' ? 'BranchOperator' : 'PythonOperator';
 }
 
@@ -127,7 +139,7 @@ export function taskInstanceJson(run: DagRun, t: TaskSpec | undefined, taskId: s
     state: ti?.state ?? null,
     try_number: ti?.tryNumber ?? 0,
     max_tries: maxTries(t, ti),
-    task_display_name: taskId,
+    task_display_name: t?.displayName ?? taskId,
     dag_display_name: run.dagId,
     hostname: null,
     unixname: null,

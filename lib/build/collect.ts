@@ -132,7 +132,7 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
 /** A schedule EventBridge Scheduler cannot express fails the build, not the deployment. */
 export function checkDeployable(d: Pick<DagDefinition, 'spec'>, file: string): void {
   const schedule = d.spec.schedule;
-  if (!schedule) return;
+  if (!schedule || schedule.kind === 'once') return;
   try {
     toEventBridgeExpression(schedule);
   } catch (e) {

@@ -10,7 +10,7 @@ import { defaultCacheDir } from '../build/index.js';
 import { NotFoundError } from '../engine/index.js';
 import type { DagSpec, Manifest, TaskInstance } from '../engine/index.js';
 import { DEFAULT_CONFIG, type Store } from '../engine/index.js';
-import { nextTick } from '../engine/index.js';
+import { nextTick, onceTick } from '../engine/index.js';
 import { table, timestamp, XCOM_TEXT_MAX } from './output.js';
 import { displayText } from '../adapters/xcom-display.js';
 import { describeCondition } from '../engine/index.js';
@@ -60,12 +60,14 @@ export async function cmdBuild(dir: string, o: { out?: string; typecheck?: boole
 export function scheduleText(d: DagSpec): string {
   if (d.assetSchedule) return `assets: ${describeCondition(d.assetSchedule)}`;
   if (!d.schedule) return 'manual';
+  if (d.schedule.kind === 'once') return '@once';
   return d.schedule.kind === 'cron' ? `${d.schedule.expr} (${d.schedule.timezone})` : `every ${d.schedule.everyMs / 1000}s`;
 }
 
 /** When a DAG's next scheduled run fires after `now` (within its start and end dates), or undefined. */
 export function nextRunAt(d: DagSpec, now: number): number | undefined {
   if (!d.schedule) return undefined;
+  if (d.schedule.kind === 'once') return onceTick(d, now);
   const start = d.startDate ? Date.parse(d.startDate) : undefined;
   const after = start !== undefined && start > now ? start - 1 : now;
   const next = nextTick(d.schedule, after, start ?? 0);

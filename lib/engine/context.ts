@@ -54,6 +54,8 @@ export interface TaskContext<P extends Record<string, unknown> = Record<string, 
   /** A mapped instance's index (0..n-1); -1 for a task that is not mapped, as Airflow's `map_index`. */
   mapIndex: number;
   tryNumber: number;
+  /** How the run was created, as Airflow's `run_type`: 'manual', 'scheduled', 'backfill'... */
+  runType: string;
   /** Logical date as an ISO string (UTC). */
   logicalDate: string;
   dataIntervalStart: string;

@@ -4,6 +4,7 @@
  * Times are epoch milliseconds in records and ISO-8601 strings in manifests; the one
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
+import type { BuiltinSpec, ParamSchema } from './model/authoring.js';
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { AssetCondition, AssetSpec } from './model/assets.js';
 import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
@@ -32,6 +33,8 @@ export type TriggerRule = (typeof TRIGGER_RULES)[number];
 export type ScheduleSpec =
   | { kind: 'cron'; expr: string; timezone: string }
   | { kind: 'rate'; everyMs: number }
+  /** `@once` (Airflow's OnceTimetable): one run, at startDate or as soon as the DAG is registered. */
+  | { kind: 'once' }
   | null;
 
 export interface RetryPolicy {
@@ -103,6 +106,12 @@ export interface TaskSpec extends RetryPolicy {
   inlets?: string[];
   /** An operator task (`ecsRunTask(...)`, `waitForEvent(...)`): submits a job and waits for its end event (model/events.ts). */
   operator?: OperatorSpec;
+  /** A task the engine runs itself (latestOnly): no code in the bundle (rules/latest-only.ts). */
+  builtin?: BuiltinSpec;
+  /** Shown instead of the id in the UI and API (Airflow's task_display_name). */
+  displayName?: string;
+  /** Markdown documentation (Airflow's doc_md). */
+  doc?: string;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -155,6 +164,12 @@ export interface DagSpec {
   assetSchedule?: AssetCondition;
   /** Every asset the DAG names (schedule, outlets, inlets), each once. */
   assets?: AssetSpec[];
+  /** JSON Schemas of params declared with `param(default, schema)`; a param without a default is absent from `params`. */
+  paramSchemas?: Record<string, ParamSchema>;
+  /** Shown instead of the id in the UI and API (Airflow's dag_display_name). */
+  displayName?: string;
+  /** Markdown documentation (Airflow's doc_md). */
+  doc?: string;
 }
 
 export interface Manifest {
@@ -321,6 +336,8 @@ export interface SignalRecord {
 export interface XcomKey extends TaskKey {
   key: string;
 }
+
+export type * from './model/authoring.js';
 
 export function taskKeyString(k: TaskKey): string {
   return `${k.dagId}/${k.runId}/${k.taskId}`;

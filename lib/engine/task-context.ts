@@ -47,6 +47,7 @@ export class RunningTaskContext implements TaskContext {
   readonly taskId: string;
   readonly mapIndex: number;
   readonly tryNumber: number;
+  readonly runType: string;
   readonly logicalDate: string;
   readonly dataIntervalStart: string;
   readonly dataIntervalEnd: string;
@@ -69,6 +70,7 @@ export class RunningTaskContext implements TaskContext {
     // Airflow's map_index: -1 when the task is not mapped (never undefined: `ctx.mapIndex * 2` type-checks).
     this.mapIndex = ti.mapIndex ?? -1;
     this.tryNumber = ti.tryNumber;
+    this.runType = rc.run.runType;
     this.logicalDate = iso(rc.run.logicalDate);
     this.dataIntervalStart = iso(rc.run.dataIntervalStart);
     this.dataIntervalEnd = iso(rc.run.dataIntervalEnd);

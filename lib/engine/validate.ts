@@ -12,6 +12,7 @@ import { checkFlow } from './validate-flow.js';
 import { checkExpand } from './mapping-validate.js';
 import { checkAssets } from './rules/asset-validate.js';
 import { checkInputs } from './rules/inputs.js';
+import { checkAuthoring } from './rules/authoring.js';
 
 /** Ids of DAGs and tasks. */
 /** DAG and task ids: Airflow's `validate_key` (airflow/utils/helpers.py): word characters, `.` and `-`, at most 250. */
@@ -84,6 +85,7 @@ export function validateDagSpec(spec: DagSpec, opts: ValidateOptions = {}): void
   checkEdges(spec.tasks, byId, fail);
   checkFlow(spec, fail, (id) => ID_PATTERN.test(id));
   checkAssets(spec, fail);
+  checkAuthoring(spec, fail);
   const cycle = findCycle(spec.tasks, byId);
   if (cycle) fail(`cycle: ${cycle.join(' -> ')}`);
   // A branch without downstream tasks is valid, as in Airflow: it has nothing to skip.

@@ -31,6 +31,7 @@ import { runExecuteCallback } from './callbacks-run.js';
 import { loadTriggeringEvents } from './flow/asset-context.js';
 import { outletsProblem } from './flow/asset-outlets.js';
 import { runOperatorTry } from './flow/operators.js';
+import { builtinBody } from './rules/latest-only.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -75,6 +76,7 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
 }
 
 async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<Outcome> {
+  if (t.builtin) return runBody(p, rc, t, ti, builtinBody(rc.spec, t, rc.run, p.clock.now()));
   let bundle: LoadedBundle;
   try {
     bundle = await p.bundles.load(rc.run.bundleVersion);

@@ -6,7 +6,7 @@
 import { InvalidDagError, InvalidInputError } from '../engine/index.js';
 import type { DagSpec, RetryPolicy, SensorSpec, TaskKind, TaskSpec } from '../engine/index.js';
 import { parseDuration } from '../engine/index.js';
-import { normalizeDate, parseSchedule } from '../engine/index.js';
+import { normalizeDate } from '../engine/index.js';
 import { validateDagSpec } from '../engine/index.js';
 import { dagWidth } from './width.js';
 import { applyPriorityWeights, limitOptions, type OwnWeight } from './pools.js';
@@ -18,6 +18,9 @@ import { nodeTasks, outputDraft, outputNode } from './outputs.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import { assetScheduleSpec, assetSpecOf, isAssetDefinition, isAssetSchedule, type AssetDefinition } from './assets.js';
 import { isOperatorBody, operatorTask } from './operators.js';
+import { scheduleOption } from './schedule.js';
+import { paramFields } from './params.js';
+import { dagDisplay, taskDisplay } from './display.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -91,7 +94,7 @@ export class DagDraft {
     };
     const cap = this.duration(o.maxRetryDelay, 'maxRetryDelay', taskId) ?? (backoff ? BACKOFF_CAP_MS : undefined);
     if (cap !== undefined) retry.maxRetryDelayMs = cap;
-    const spec: Draft['spec'] = { taskId, kind, ...retry, triggerRule: o.triggerRule ?? 'all_success', ...extra };
+    const spec: Draft['spec'] = { taskId, kind, ...retry, triggerRule: o.triggerRule ?? 'all_success', ...extra, ...taskDisplay(options, (msg) => this.fail(msg, taskId)) };
     const timeout = this.duration(o.executionTimeout, 'executionTimeout', taskId);
     if (timeout !== undefined) spec.executionTimeoutMs = timeout;
     if (o.isolation !== undefined && o.isolation !== 'thread' && o.isolation !== 'none') this.fail(`isolation must be 'thread' or 'none', got ${JSON.stringify(o.isolation)}`, taskId);
@@ -285,7 +288,7 @@ export function dag<P extends Params = Params>(
   };
   const assetSchedule = isAssetSchedule(o.schedule) ? assetScheduleSpec(o.schedule) : undefined;
   if (assetSchedule?.problem) fail(assetSchedule.problem);
-  const schedule = assetSchedule ? null : input('', () => parseSchedule((o.schedule as string | null | undefined) ?? null, timezone));
+  const { schedule, createDataIntervals } = assetSchedule ? { schedule: null, createDataIntervals: undefined } : input('', () => scheduleOption(o, timezone));
   const startDate = o.startDate === undefined ? undefined : input('invalid startDate', () => normalizeDate(o.startDate!, timezone));
   const endDate = o.endDate === undefined ? undefined : input('invalid endDate', () => normalizeDate(o.endDate!, timezone));
 
@@ -315,6 +318,7 @@ export function dag<P extends Params = Params>(
       return draft.add(taskId, 'sensor', {}, opts, { sensor: sensorSpec(draft, taskId, decl, opts) });
     },
     shortCircuit: (taskId: string, body: TaskFn<any>, opts?: ShortCircuitOptions) => shortCircuitTask(draft, taskId, body, opts),
+    latestOnly: (taskId: string, opts: TaskOptions = {}) => draft.add(taskId, 'branch', {}, opts, { builtin: { type: 'latest_only' } }),
     group: (groupId: string, a: any, b?: any) => declareGroup(builder, draft, undefined, groupId, a, b),
   } as unknown as DagBuilder<P & Params>;
   const result: unknown = build(builder);
@@ -332,11 +336,12 @@ export function dag<P extends Params = Params>(
     ...(startDate !== undefined ? { startDate } : {}),
     ...(endDate !== undefined ? { endDate } : {}),
     catchup: o.catchup ?? false,
-    ...(o.createDataIntervals ? { createDataIntervals: true } : {}),
+    ...(createDataIntervals ? { createDataIntervals: true } : {}),
     maxActiveRuns: o.maxActiveRuns ?? 16,
     maxActiveTasks: o.maxActiveTasks ?? 16,
     maxParallelism: draft.tasks.size,
-    params: { ...(o.params ?? {}) },
+    ...paramFields(o.params),
+    ...dagDisplay(o, fail),
     tags: [...(o.tags ?? [])],
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),

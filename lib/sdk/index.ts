@@ -25,6 +25,8 @@ export {
   type EmrServerlessJobRunInput, type BatchSubmitJobInput,
 } from './operators.js';
 export type { EventWait, AwsEvent } from '../engine/index.js';
+export { param } from './params.js';
+export type { Timetable } from './schedule.js';
 export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/index.js';
 export type { TriggerRule, TriggerSpec, SensorMode, DagSpec, TaskSpec } from '../engine/index.js';

@@ -1,6 +1,7 @@
 /**
  * Types DAG authors see. Durations are `'30s' | '10m' | '1h30m' | ms`.
  */
+import type { Timetable } from './schedule.js';
 import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
 import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
 import type { NotifierDefinition } from './notify.js';
@@ -83,6 +84,10 @@ export interface TaskOptions {
   outlets?: readonly AssetDefinition[];
   /** Assets the task reads: recorded and shown (lineage), as Airflow's inlets. */
   inlets?: readonly AssetDefinition[];
+  /** Shown instead of the task id in the UI and API (Airflow's task_display_name); set per task, not by defaultArgs. */
+  displayName?: string;
+  /** Markdown documentation of the task (Airflow's doc_md); set per task, not by defaultArgs. */
+  doc?: string;
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -142,11 +147,12 @@ export interface SensorOptions extends TaskOptions {
 
 export interface DagOptions<P extends Params = Params> {
   /**
-   * Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', null for manual runs only
-   * (default), or assets: one, a list (all of them), `allOf(...)`, `anyOf(...)`: a run when
-   * the condition's assets have new events (Airflow's asset schedule).
+   * Cron (5 fields), a preset ('@daily'...), '@once', 'rate(15 minutes)', a {@link Timetable}
+   * object (`{ cron, timezone, createDataIntervals }`), null for manual runs only (default),
+   * or assets: one, a list (all of them), `allOf(...)`, `anyOf(...)`: a run when the
+   * condition's assets have new events (Airflow's asset schedule).
    */
-  schedule?: string | null | AssetSchedule;
+  schedule?: string | null | Timetable | AssetSchedule;
   /** IANA timezone of the cron and of dates written without an offset (default 'UTC'). */
   timezone?: string;
   /** ISO date; without an offset it is read in `timezone`. */
@@ -178,6 +184,10 @@ export interface DagOptions<P extends Params = Params> {
   onSuccess?: Callbacks<RunCallbackContext<P>>;
   /** After a run failed (ctx.failedTasks names the failed tasks). */
   onFailure?: Callbacks<RunCallbackContext<P>>;
+  /** Shown instead of the DAG id in the UI and API (Airflow's dag_display_name). */
+  displayName?: string;
+  /** Markdown documentation shown on the DAG's page (Airflow's doc_md). */
+  doc?: string;
 }
 
 /** Return value of a task body: the XCom value, or a defer/skip marker. */
@@ -290,6 +300,8 @@ export interface DagBuilder<P extends Params = Params> {
   sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): Task<void, undefined>;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */
   shortCircuit<R, I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => R, options?: ShortCircuitOptions): Task<I, TaskValue<R>>;
+  /** Skips its direct downstream tasks unless the run is the latest scheduled one; manual runs pass (Airflow's LatestOnlyOperator). */
+  latestOnly(taskId: string, options?: TaskOptions): Task<void, string[]>;
   /** A task group: its tasks' ids are prefixed `groupId.` (Airflow's TaskGroup). */
   group(groupId: string, build: (builder: DagBuilder<P>) => void): GroupHandle;
   group(groupId: string, options: TaskGroupOptions, build: (builder: DagBuilder<P>) => void): GroupHandle;

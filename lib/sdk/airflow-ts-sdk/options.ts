@@ -66,8 +66,8 @@ export function dagOptions(spec: DagSpec | undefined, fail: Fail): DagOptions & 
   const timeout = seconds(o.dagrunTimeout, 'dagrunTimeout', fail);
   if (timeout !== undefined) out.dagrunTimeout = timeout;
   // Display name and doc: Airless's own options of the same meaning (issue 23 §2).
-  if (o.dagDisplayName !== undefined) out.displayName = o.dagDisplayName;
-  if (o.docMd !== undefined) out.doc = o.docMd;
+  if (o.dagDisplayName !== undefined) out.displayName = o.dagDisplayName as string;
+  if (o.docMd !== undefined) out.doc = o.docMd as string;
   return out;
 }
 
@@ -100,6 +100,6 @@ export function taskOptions(spec: TaskSpec | undefined, fail: Fail): { options: 
     // Airflow multiplies the delay by this base; Airless doubles it: any positive base turns backoff on.
     options.retryExponentialBackoff = Boolean(b);
   }
-  if (o.docMd !== undefined) options.doc = o.docMd;
+  if (o.docMd !== undefined) options.doc = o.docMd as string;
   return { options, push: o.doXcomPush !== false };
 }
