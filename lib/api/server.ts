@@ -10,10 +10,7 @@ import { uiAssets } from '../ui/assets.js';
 import type { ApiBackend } from './backend.js';
 import { authenticate, HttpError, problem, readJsonBody, sendHttpError, sendJson, tokenLogin } from './http.js';
 import { Router } from './router.js';
-import { taskInstanceRoutes } from './routes-ti.js';
-import { uiRoutes } from './routes-ui.js';
-import { v2Routes } from './routes-v2.js';
-import { backfillRoutes } from './routes-backfills.js';
+import { apiRoutes } from './routes.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -49,7 +46,7 @@ export function newToken(): string {
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const token = opts.token ?? newToken();
   if (token.length < 8) throw new Error('--token must be at least 8 characters');
-  const router = new Router([...v2Routes(), ...taskInstanceRoutes(), ...uiRoutes(), ...backfillRoutes()]);
+  const router = new Router(apiRoutes());
   const b = opts.backend;
   const server = createServer((req, res) => {
     void (async () => {

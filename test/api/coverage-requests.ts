@@ -1,0 +1,130 @@
+/**
+ * The requests that drive each operation for the coverage count (coverage-probes.ts): a
+ * success and the errors a client meets (unknown DAG, run or task; bad input). Each list
+ * is made fresh for the operation, so an operation that changes state makes its own run.
+ */
+import { dag } from '../../lib/sdk/index.js';
+import type { DagDefinition } from '../../lib/sdk/types.js';
+import type { apiOverRuntime } from './support.js';
+
+export interface Probe {
+  method?: string;
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sent without the token. */
+  anonymous?: boolean;
+}
+
+type Harness = Awaited<ReturnType<typeof apiOverRuntime>>;
+
+export interface Fixture {
+  h: Harness;
+  /** A finished run of etl_daily (extract took two tries). */
+  run: string;
+  /** A finished run of probe_mapped (three instances of `size`). */
+  mappedRun: string;
+  /** A fresh finished run of etl_daily, for operations that change or delete one. */
+  freshRun: () => Promise<string>;
+}
+
+export function probeDags(): DagDefinition[] {
+  return [
+    dag('probe_mapped', { schedule: null, tags: ['probe'] }, ({ task }) => {
+      const list = task('list', async () => ['a', 'bb', 'ccc']);
+      task('size', async (_ctx, s: string) => s.length).expand(list);
+    }),
+  ];
+}
+
+const E = encodeURIComponent;
+const RUNS = '/api/v2/dags/etl_daily/dagRuns';
+
+export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Record<string, (f: Fixture) => Promise<Probe[]>> } = {
+  async setup(h) {
+    const freshRun = async () => {
+      const r = await h.rt.trigger('etl_daily', { conf: { full: true } });
+      await h.rt.runToCompletion('etl_daily', r.runId);
+      return r.runId;
+    };
+    const mapped = await h.rt.trigger('probe_mapped');
+    await h.rt.runToCompletion('probe_mapped', mapped.runId);
+    return { h, run: await freshRun(), mappedRun: mapped.runId, freshRun };
+  },
+  byOperation: {
+    get_version: async () => [{ path: '/api/v2/version' }],
+    get_health: async () => [{ path: '/api/v2/monitor/health' }],
+    get_dags: async () => [
+      { path: '/api/v2/dags?limit=1&offset=1' }, { path: '/api/v2/dags?dag_id_pattern=etl&paused=false&tags=probe' },
+      { path: '/api/v2/dags?limit=-1' }, { path: '/api/v2/dags?order_by=color' },
+    ],
+    get_dag: async () => [{ path: '/api/v2/dags/etl_daily' }, { path: '/api/v2/dags/nope' }],
+    get_dag_details: async () => [{ path: '/api/v2/dags/etl_daily/details' }, { path: '/api/v2/dags/nope/details' }],
+    patch_dag: async () => [
+      { path: '/api/v2/dags/probe_mapped', body: { is_paused: false } }, { path: '/api/v2/dags/probe_mapped', body: { is_paused: 'yes' } },
+      { path: '/api/v2/dags/probe_mapped?update_mask=owners', body: { is_paused: true } }, { path: '/api/v2/dags/nope', body: { is_paused: true } },
+      { path: '/api/v2/dags/probe_mapped', body: '{"is_paused": ' },
+    ],
+    get_dag_runs: async () => [
+      { path: `${RUNS}?order_by=-logical_date&limit=2` }, { path: '/api/v2/dags/~/dagRuns?state=success' },
+      { path: `${RUNS}?state=done` }, { path: `${RUNS}?order_by=__proto__` }, { path: '/api/v2/dags/nope/dagRuns' },
+    ],
+    trigger_dag_run: async () => [
+      { path: '/api/v2/dags/probe_mapped/dagRuns', body: { logical_date: null, conf: {} } },
+      { path: '/api/v2/dags/probe_mapped/dagRuns', body: { logical_date: null, conf: [1] } },
+      { path: '/api/v2/dags/probe_mapped/dagRuns', body: { logical_date: null, dag_run_id: 'a/b' } },
+      { path: '/api/v2/dags/nope/dagRuns', body: { logical_date: null } },
+    ],
+    get_dag_run: async (f) => [{ path: `${RUNS}/${E(f.run)}` }, { path: `${RUNS}/nope` }],
+    get_task_instances: async (f) => [
+      { path: `${RUNS}/${E(f.run)}/taskInstances` }, { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances` },
+      { path: `${RUNS}/nope/taskInstances` },
+    ],
+    get_task_instance: async (f) => [{ path: `${RUNS}/${E(f.run)}/taskInstances/transform` }, { path: `${RUNS}/${E(f.run)}/taskInstances/nope` }],
+    post_clear_task_instances: async (f) => [
+      { path: '/api/v2/dags/etl_daily/clearTaskInstances', body: { dag_run_id: f.run, task_ids: ['delta'], only_failed: false } },
+      { path: '/api/v2/dags/etl_daily/clearTaskInstances', body: { task_ids: 'extract' } },
+      { path: '/api/v2/dags/etl_daily/clearTaskInstances', body: { task_ids: ['nope'] } },
+    ],
+    patch_task_instance: async (f) => {
+      const run = await f.freshRun();
+      return [
+        { path: `${RUNS}/${E(run)}/taskInstances/delta`, body: { new_state: 'success' } },
+        { path: `${RUNS}/${E(run)}/taskInstances/delta`, body: { new_state: 'running' } },
+        { path: `${RUNS}/${E(run)}/taskInstances/nope`, body: { new_state: 'success' } },
+      ];
+    },
+    get_log: async (f) => [
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/logs/1` },
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/logs/2`, headers: { accept: 'application/x-ndjson' } },
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/logs/9` },
+    ],
+    get_xcom_entries: async (f) => [{ path: `${RUNS}/${E(f.run)}/taskInstances/transform/xcomEntries` }, { path: `${RUNS}/nope/taskInstances/transform/xcomEntries` }],
+    get_xcom_entry: async (f) => [
+      { path: `${RUNS}/${E(f.run)}/taskInstances/transform/xcomEntries/return_value` },
+      { path: `${RUNS}/${E(f.run)}/taskInstances/transform/xcomEntries/other` },
+    ],
+    get_task_instance_tries: async (f) => [{ path: `${RUNS}/${E(f.run)}/taskInstances/extract/tries` }, { path: `${RUNS}/${E(f.run)}/taskInstances/nope/tries` }],
+    get_mapped_task_instances: async (f) => [
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/listMapped` },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/nope/listMapped` },
+    ],
+    get_mapped_task_instance: async (f) => [
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/1` },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/7` },
+    ],
+    list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
+    create_backfill: async () => [
+      { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },
+      { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: 'x', to_date: '2025-12-02T00:00:00Z' } },
+    ],
+    create_backfill_dry_run: async () => [
+      { path: '/api/v2/backfills/dry_run', body: { dag_id: 'etl_daily', from_date: '2025-11-01T00:00:00Z', to_date: '2025-11-02T00:00:00Z' } },
+      { path: '/api/v2/backfills/dry_run', body: { dag_id: 'nope', from_date: '2025-11-01T00:00:00Z', to_date: '2025-11-02T00:00:00Z' } },
+    ],
+    get_backfill: async () => [{ path: '/api/v2/backfills/1' }, { path: '/api/v2/backfills/999' }, { path: '/api/v2/backfills/x' }],
+    pause_backfill: async () => [{ path: '/api/v2/backfills/1/pause' }, { path: '/api/v2/backfills/999/pause' }],
+    unpause_backfill: async () => [{ path: '/api/v2/backfills/1/unpause' }, { path: '/api/v2/backfills/999/unpause' }],
+    cancel_backfill: async () => [{ path: '/api/v2/backfills/1/cancel' }, { path: '/api/v2/backfills/999/cancel' }],
+  },
+};
