@@ -4,7 +4,7 @@
 import { needRun, needTask, type ApiBackend } from './backend.js';
 import { MARK_STATES, markTask, type MarkState } from './mark.js';
 import { HttpError } from './http.js';
-import { intQuery, onlyFields, optBool } from './params.js';
+import { boolQuery, intQuery, onlyFields, optBool } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { taskInstanceJson } from './shapes.js';
 import { displayValue } from '../adapters/xcom-display.js';
@@ -35,9 +35,10 @@ async function logs({ b, p, url, req, res }: RouteCtx): Promise<unknown> {
   if (!Number.isInteger(tryNumber) || tryNumber < 0) throw new HttpError(422, `try_number: must be a whole number, got ${JSON.stringify(p.try_number)}`);
   if (!ti || tryNumber > ti.tryNumber || tryNumber === 0) throw new HttpError(404, `try_number: task ${p.task_id} has no try ${tryNumber} (tries so far: ${ti?.tryNumber ?? 0})`);
   const entries = await b.logs.read({ dagId: p.dag_id, runId: p.dag_run_id, taskId: p.task_id, tryNumber, ...(mapIndex >= 0 ? { mapIndex } : {}) });
-  if (/text\/plain/.test(req.headers.accept ?? '') && !/application\/json/.test(req.headers.accept ?? '')) {
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(entries.map((e) => `[${e.timestamp}] {${e.level}} ${e.event}`).join('\n'));
+  // Airflow streams the log as one JSON line per entry when asked for NDJSON (its spec's other content type).
+  if (/application\/x-ndjson/.test(req.headers.accept ?? '') && !/application\/json/.test(req.headers.accept ?? '')) {
+    res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+    res.end(entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
     return undefined;
   }
   return { content: entries, continuation_token: null };
@@ -51,6 +52,7 @@ async function xcomEntries({ b, p, url }: RouteCtx): Promise<unknown> {
   const entries = value === undefined ? [] : [{
     key, timestamp: new Date(ti?.endedAt ?? run.logicalDate).toISOString(), logical_date: new Date(run.logicalDate).toISOString(),
     map_index: mapIndex, task_id: p.task_id, dag_id: p.dag_id, run_id: p.dag_run_id, dag_display_name: p.dag_id, task_display_name: p.task_id,
+    run_after: new Date(run.logicalDate).toISOString(),
     // Any value the codec keeps (BigInt, Map, cycles) as JSON data: JSON.stringify threw on them.
     value: displayValue(value),
   }];
@@ -61,6 +63,11 @@ async function xcomEntry(ctx: RouteCtx): Promise<unknown> {
   ctx.url.searchParams.set('xcom_key', ctx.p.xcom_key);
   const r = (await xcomEntries(ctx)) as { xcom_entries: unknown[] };
   if (!r.xcom_entries.length) throw new HttpError(404, `xcom_key: no XCom ${JSON.stringify(ctx.p.xcom_key)} for task ${ctx.p.task_id}`);
+  // `stringify=true` (XComResponseString): the value as one string, JSON here where Airflow writes Python's str().
+  if (boolQuery(ctx.url, 'stringify')) {
+    const entry = r.xcom_entries[0] as { value: unknown };
+    return { ...entry, value: JSON.stringify(entry.value) };
+  }
   return r.xcom_entries[0];
 }
 

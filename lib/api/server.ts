@@ -31,6 +31,9 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/** Paths answered without the token, as Airflow's spec gives them. */
+const PUBLIC_PATHS = new Set(['/api/v2/version', '/api/v2/monitor/health']);
+
 /** A random URL-safe token, as `airflow standalone` prints one at start. */
 export function newToken(): string {
   return randomBytes(18).toString('base64url');
@@ -66,7 +69,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
           res.end(asset.body);
           return;
         }
-        authenticate(req, token);
+        // Airflow serves these two without credentials (no `security` in its spec): probes and load balancers.
+        if (!PUBLIC_PATHS.has(url.pathname)) authenticate(req, token);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname);
         const body = req.method === 'GET' ? {} : await readJsonBody(req);
         const out = await route.handle({ b, p: params, url, body, req, res });

@@ -55,3 +55,4 @@ export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfi
 export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
 export { PRICES } from './rules/prices.js';
+export { markRun, RUN_MARK_STATES, setRunNote, setTaskNote, type RunMarkState } from './flow/mark-run.js';

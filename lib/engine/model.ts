@@ -197,6 +197,8 @@ export interface DagRun {
   error?: string;
   /** The backfill that created or reprocessed the run: its slot counts there (flow/backfill.ts). */
   backfillId?: number;
+  /** An operator's note on the run (Airflow's run note; flow/mark-run.ts). */
+  note?: string;
 }
 
 export interface TaskKey {
@@ -259,6 +261,8 @@ export interface TaskInstance extends TaskKey {
   /** Mapped parent: number of instances, and how many were created so far (the expansion's cursor). */
   mapLength?: number;
   mapCursor?: number;
+  /** An operator's note on the task instance (Airflow's task instance note; flow/mark-run.ts). */
+  note?: string;
 }
 
 export type TriggerKind = 'sensor' | 'event';

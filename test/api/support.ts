@@ -31,6 +31,18 @@ export function expectConforming(method: string, url: string, status: number, co
   if (problems.length) throw new Error(`the response does not conform to Airflow's spec:\n  ${problems.join('\n  ')}`);
 }
 
+/**
+ * The message of an error response: an HTTPExceptionResponse's `detail`, or the first
+ * `msg` of an HTTPValidationError (a 422).
+ *
+ * @example
+ * expect(errorText(await h.call('GET', '/api/v2/dags?limit=x'))).toMatch(/^limit: /);
+ */
+export function errorText(r: Called): string {
+  const d = r.json?.detail;
+  return Array.isArray(d) ? String(d[0]?.msg) : String(d);
+}
+
 export async function apiOverRuntime(dags: DagDefinition[], opts: Parameters<typeof makeRuntime>[1] & { validate?: boolean } = {}) {
   const { rt, clock } = await makeRuntime(dags, opts);
   const api: ApiServer = await attachUi(rt, { port: '0', token: TOKEN }, { env: {}, out: () => {} });
