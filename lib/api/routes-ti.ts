@@ -3,12 +3,12 @@
  */
 import { needRun, needTask, type ApiBackend } from './backend.js';
 import { MARK_STATES, markTask, type MarkState } from './mark.js';
-import { HttpError } from './http.js';
-import { boolQuery, intQuery, onlyFields, optBool } from './params.js';
+import { HttpError, invalid } from './http.js';
+import { boolQuery, intQuery, listQuery, onlyFields, optBool } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { taskInstanceJson } from './shapes.js';
 import { displayValue } from '../adapters/xcom-display.js';
-import { baseTaskId, instanceId, instanceValue, isInstanceId } from '../engine/index.js';
+import { baseTaskId, instanceId, instanceValue, isInstanceId, setTaskNote } from '../engine/index.js';
 
 const TI = '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}';
 
@@ -87,15 +87,39 @@ async function tries({ b, p, url }: RouteCtx): Promise<unknown> {
   return { task_instances: out, total_entries: out.length };
 }
 
-/** Airflow's PATCH of a task instance: `new_state` (success, failed, skipped); `note` is accepted and not kept. */
+/** One try's record (Airflow's `get_task_instance_try_details`), from the same list as `tries`. */
+async function tryDetails(ctx: RouteCtx): Promise<unknown> {
+  const n = Number(ctx.p.task_try_number);
+  if (!Number.isInteger(n) || n < 1) throw invalid(['path', 'task_try_number'], `task_try_number: must be a whole number from 1, got ${JSON.stringify(ctx.p.task_try_number)}`, ctx.p.task_try_number, 'int_parsing');
+  const all = (await tries(ctx)) as { task_instances: unknown[] };
+  const one = all.task_instances[n - 1];
+  if (!one) throw new HttpError(404, `task_try_number: task ${ctx.p.task_id} has no try ${n} (tries so far: ${all.task_instances.length})`);
+  return one;
+}
+
+/**
+ * Airflow's PATCH of a task instance (by `map_index` in the query or the path):
+ * `new_state` (success, failed, skipped) marks it, `note` sets or with null removes its
+ * note; at least one of them. `update_mask` limits the fields read.
+ */
 async function patchTaskInstance({ b, p, body, url }: RouteCtx): Promise<unknown> {
   onlyFields(body, ['new_state', 'note', 'include_upstream', 'include_downstream', 'include_future', 'include_past']);
   for (const f of ['include_upstream', 'include_downstream', 'include_future', 'include_past']) {
     if (optBool(body, f, false)) throw new HttpError(422, `${f}: not supported yet (mark each task instance)`);
   }
-  if (!MARK_STATES.includes(body.new_state as MarkState)) throw new HttpError(422, `new_state: must be one of ${MARK_STATES.join(', ')}, got ${JSON.stringify(body.new_state)}`);
+  const mask = listQuery(url, 'update_mask');
+  for (const f of mask) if (f !== 'new_state' && f !== 'note') throw new HttpError(400, `update_mask: Invalid field \`${f}\` in update mask (use new_state, note)`);
+  const wantNote = mask.length ? mask.includes('note') : 'note' in body;
+  const wantState = mask.length ? mask.includes('new_state') : 'new_state' in body || !wantNote;
+  if (wantState && !MARK_STATES.includes(body.new_state as MarkState)) throw new HttpError(422, `new_state: must be one of ${MARK_STATES.join(', ')}, got ${JSON.stringify(body.new_state)}`);
+  const note = body.note;
+  if (wantNote && note !== null && (typeof note !== 'string' || note.length > 1000)) throw invalid(['body', 'note'], 'note: must be a string of at most 1000 characters', note, 'string_type');
   const { run, t, id } = await loadTi(b, p, url);
-  const ti = await markTask(b.ports, p.dag_id, p.dag_run_id, id, body.new_state as MarkState);
+  let ti = wantState ? await markTask(b.ports, p.dag_id, p.dag_run_id, id, body.new_state as MarkState) : undefined;
+  if (wantNote) {
+    ti = await setTaskNote(b.ports, { dagId: p.dag_id, runId: p.dag_run_id, taskId: id }, (note as string | null) ?? null);
+    if (!ti) throw new HttpError(409, `task_id: task ${JSON.stringify(p.task_id)} has not been reached in this run; it has no note to set`);
+  }
   return { task_instances: [taskInstanceJson(run, t, t.taskId, ti)], total_entries: 1 };
 }
 
@@ -121,6 +145,8 @@ export function taskInstanceRoutes(): Route[] {
     { method: 'GET', path: `${TI}/xcomEntries`, handle: xcomEntries },
     { method: 'GET', path: `${TI}/xcomEntries/{xcom_key}`, handle: xcomEntry },
     { method: 'GET', path: `${TI}/tries`, handle: tries },
+    { method: 'GET', path: `${TI}/tries/{task_try_number}`, handle: tryDetails },
+    { method: 'PATCH', path: `${TI}/{map_index}`, handle: patchTaskInstance },
     { method: 'GET', path: `${TI}/listMapped`, handle: listMapped },
     { method: 'GET', path: `${TI}/{map_index}`, handle: oneInstance },
   ];

@@ -4,6 +4,7 @@
  */
 import type { Route } from './router.js';
 import { backfillRoutes } from './routes-backfills.js';
+import { runRoutes } from './routes-runs.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -18,5 +19,6 @@ export function apiRoutes(): Route[] {
     ...taskInstanceRoutes(),
     ...uiRoutes(),
     ...backfillRoutes(),
+    ...runRoutes(),
   ];
 }

@@ -113,6 +113,32 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
       { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/1` },
       { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/7` },
     ],
+    patch_dag_run: async (f) => {
+      const run = await f.freshRun();
+      return [
+        { path: `${RUNS}/${E(run)}`, body: { state: 'failed' } }, { path: `${RUNS}/${E(run)}?update_mask=note`, body: { note: 'checked', state: 'success' } },
+        { path: `${RUNS}/${E(run)}`, body: { state: 'running' } }, { path: `${RUNS}/${E(run)}?update_mask=conf`, body: {} },
+        { path: `${RUNS}/nope`, body: { state: 'success' } },
+      ];
+    },
+    clear_dag_run: async (f) => {
+      const run = await f.freshRun();
+      return [
+        { path: `${RUNS}/${E(run)}/clear`, body: {} }, { path: `${RUNS}/${E(run)}/clear`, body: { dry_run: false, only_failed: true } },
+        { path: `${RUNS}/${E(run)}/clear`, body: { dry_run: 'no' } }, { path: `${RUNS}/nope/clear`, body: {} },
+      ];
+    },
+    get_dag_tags: async () => [{ path: '/api/v2/dagTags?tag_name_pattern=pro%' }, { path: '/api/v2/dagTags?order_by=-name&limit=1' }, { path: '/api/v2/dagTags?order_by=color' }],
+    get_dag_stats: async () => [{ path: '/api/v2/dagStats' }, { path: '/api/v2/dagStats?dag_ids=etl_daily,probe_mapped' }],
+    get_task_instance_try_details: async (f) => [
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/tries/1` }, { path: `${RUNS}/${E(f.run)}/taskInstances/extract/tries/2` },
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/tries/9` }, { path: `${RUNS}/${E(f.run)}/taskInstances/extract/tries/x` },
+    ],
+    patch_task_instance_by_map_index: async (f) => [
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/1`, body: { note: 'looked at it' } },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/9`, body: { note: 'x' } },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/1`, body: { new_state: 'running' } },
+    ],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },
