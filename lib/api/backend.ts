@@ -6,6 +6,7 @@ import { NotFoundError } from '../engine/index.js';
 import type { DagRecord, DagRun, DagSpec, TaskSpec } from '../engine/index.js';
 import type { Ports } from '../engine/index.js';
 import { HttpError } from './http.js';
+import type { VariableStore } from './routes-variables.js';
 import type { TaskLogReader } from './task-logs.js';
 
 export interface ApiBackend {
@@ -13,6 +14,8 @@ export interface ApiBackend {
   logs: TaskLogReader;
   /** Shown in the UI's header: `local` or the stack name. */
   name: string;
+  /** Where the variables endpoints read and write (routes-variables.ts); absent: none. */
+  variables?: VariableStore;
 }
 
 export async function needDag(b: ApiBackend, dagId: string): Promise<DagRecord> {

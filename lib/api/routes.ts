@@ -5,6 +5,7 @@
 import type { Route } from './router.js';
 import { backfillRoutes } from './routes-backfills.js';
 import { runRoutes } from './routes-runs.js';
+import { variableRoutes } from './routes-variables.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -20,5 +21,6 @@ export function apiRoutes(): Route[] {
     ...uiRoutes(),
     ...backfillRoutes(),
     ...runRoutes(),
+    ...variableRoutes(),
   ];
 }

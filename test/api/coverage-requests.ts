@@ -139,6 +139,22 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
       { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/9`, body: { note: 'x' } },
       { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/1`, body: { new_state: 'running' } },
     ],
+    post_variable: async () => [
+      { path: '/api/v2/variables', body: { key: 'probe_region', value: 'eu-west-1', description: null } },
+      { path: '/api/v2/variables', body: { key: 'probe_region', value: 'x' } }, { path: '/api/v2/variables', body: { key: 'a b', value: 'x' } },
+      { path: '/api/v2/variables', body: { key: 'probe_json', value: { a: [1] } } },
+    ],
+    get_variables: async () => [
+      { path: '/api/v2/variables' }, { path: '/api/v2/variables?variable_key_pattern=probe%&order_by=-key&limit=1' }, { path: '/api/v2/variables?order_by=color' },
+    ],
+    get_variable: async () => [{ path: '/api/v2/variables/probe_region' }, { path: '/api/v2/variables/nope' }],
+    patch_variable: async () => [
+      { path: '/api/v2/variables/probe_region', body: { key: 'probe_region', value: 'us-east-1' } },
+      { path: '/api/v2/variables/probe_region?update_mask=description', body: { key: 'probe_region', value: 'ignored', description: 'd' } },
+      { path: '/api/v2/variables/probe_region', body: { key: 'other', value: 'x' } }, { path: '/api/v2/variables/nope', body: { key: 'nope', value: 'x' } },
+      { path: '/api/v2/variables/probe_region', body: { key: 'probe_region' } },
+    ],
+    delete_variable: async () => [{ path: '/api/v2/variables/probe_json' }, { path: '/api/v2/variables/probe_json' }],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },

@@ -4,6 +4,9 @@
  * status the operation does not list, a content type it does not offer or a body its
  * schema refuses fails the test that made the request, so drift shows everywhere.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { ApiServer } from '../../lib/api/server.js';
 import { attachUi } from '../../lib/cli/ui.js';
 import type { DagDefinition } from '../../lib/sdk/types.js';
@@ -45,7 +48,9 @@ export function errorText(r: Called): string {
 
 export async function apiOverRuntime(dags: DagDefinition[], opts: Parameters<typeof makeRuntime>[1] & { validate?: boolean } = {}) {
   const { rt, clock } = await makeRuntime(dags, opts);
-  const api: ApiServer = await attachUi(rt, { port: '0', token: TOKEN }, { env: {}, out: () => {} });
+  // Variables the API writes go to a folder of the test's own, never the checkout's .airless/.
+  const secretsDir = mkdtempSync(path.join(tmpdir(), 'airless-api-'));
+  const api: ApiServer = await attachUi(rt, { port: '0', token: TOKEN }, { env: { AIRLESS_SECRETS_DIR: secretsDir }, out: () => {} });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Called> => {
     const all: Record<string, string> = { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers };
     if (all.authorization === '') delete all.authorization;
@@ -61,5 +66,5 @@ export async function apiOverRuntime(dags: DagDefinition[], opts: Parameters<typ
     if (opts.validate !== false) expectConforming(method, path, res.status, res.headers.get('content-type'), json ?? (text || undefined));
     return { status: res.status, json, text, headers: res.headers };
   };
-  return { rt, clock, api, call };
+  return { rt, clock, api, call, secretsDir };
 }
