@@ -6,6 +6,7 @@ import type { Route } from './router.js';
 import { backfillRoutes } from './routes-backfills.js';
 import { runRoutes } from './routes-runs.js';
 import { variableRoutes } from './routes-variables.js';
+import { connectionRoutes } from './routes-connections.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -22,5 +23,6 @@ export function apiRoutes(): Route[] {
     ...backfillRoutes(),
     ...runRoutes(),
     ...variableRoutes(),
+    ...connectionRoutes(),
   ];
 }

@@ -155,6 +155,19 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
       { path: '/api/v2/variables/probe_region', body: { key: 'probe_region' } },
     ],
     delete_variable: async () => [{ path: '/api/v2/variables/probe_json' }, { path: '/api/v2/variables/probe_json' }],
+    post_connection: async () => [
+      { path: '/api/v2/connections', body: { connection_id: 'probe_db', conn_type: 'postgres', host: 'db', port: 5432, login: 'u', password: 'p', extra: '{"sslmode":"require"}' } },
+      { path: '/api/v2/connections', body: { connection_id: 'probe_db', conn_type: 'postgres' } }, { path: '/api/v2/connections', body: { connection_id: 'a b', conn_type: 'x' } },
+      { path: '/api/v2/connections', body: { connection_id: 'probe_gone', conn_type: 'http' } },
+    ],
+    get_connections: async () => [{ path: '/api/v2/connections' }, { path: '/api/v2/connections?connection_id_pattern=probe%&order_by=-connection_id' }, { path: '/api/v2/connections?order_by=host' }],
+    get_connection: async () => [{ path: '/api/v2/connections/probe_db' }, { path: '/api/v2/connections/nope' }],
+    patch_connection: async () => [
+      { path: '/api/v2/connections/probe_db?update_mask=host', body: { connection_id: 'probe_db', conn_type: 'postgres', host: 'db2' } },
+      { path: '/api/v2/connections/probe_db', body: { connection_id: 'other', conn_type: 'postgres' } }, { path: '/api/v2/connections/nope', body: { connection_id: 'nope', conn_type: 'x' } },
+      { path: '/api/v2/connections/probe_db', body: { connection_id: 'probe_db', conn_type: 'postgres', port: 'x' } },
+    ],
+    delete_connection: async () => [{ path: '/api/v2/connections/probe_gone' }, { path: '/api/v2/connections/probe_gone' }],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },
