@@ -7,6 +7,7 @@ import { backfillRoutes } from './routes-backfills.js';
 import { runRoutes } from './routes-runs.js';
 import { variableRoutes } from './routes-variables.js';
 import { connectionRoutes } from './routes-connections.js';
+import { poolRoutes } from './routes-pools.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -24,5 +25,6 @@ export function apiRoutes(): Route[] {
     ...runRoutes(),
     ...variableRoutes(),
     ...connectionRoutes(),
+    ...poolRoutes(),
   ];
 }

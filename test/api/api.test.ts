@@ -97,7 +97,7 @@ describe('DAGs', () => {
       ['GET', `${RUNS}/nope`, undefined, 404, /^dag_run_id: /],
       ['GET', `${RUNS}/nope/taskInstances`, undefined, 404, /^dag_run_id: /],
       ['DELETE', '/api/v2/dags/etl_daily', undefined, 405, /DELETE is not allowed/],
-      ['GET', '/api/v2/pools', undefined, 404, /^path: /],
+      ['GET', '/api/v2/nothing-here', undefined, 404, /^path: /],
       ['POST', '/api/v2/dags/etl_daily/clearTaskInstances', { task_ids: ['nope'] }, 404, /^task_ids\[0\]: /],
       ['POST', '/api/v2/dags/etl_daily/clearTaskInstances', { task_ids: 'extract' }, 422, /^task_ids: /],
       ['POST', '/api/v2/dags/etl_daily/clearTaskInstances', { dry_run: 'no' }, 422, /^dry_run: /],

@@ -3,7 +3,7 @@
  * success and the errors a client meets (unknown DAG, run or task; bad input). Each list
  * is made fresh for the operation, so an operation that changes state makes its own run.
  */
-import { dag } from '../../lib/sdk/index.js';
+import { dag, definePool } from '../../lib/sdk/index.js';
 import type { DagDefinition } from '../../lib/sdk/types.js';
 import type { apiOverRuntime } from './support.js';
 
@@ -32,7 +32,7 @@ export function probeDags(): DagDefinition[] {
   return [
     dag('probe_mapped', { schedule: null, tags: ['probe'] }, ({ task }) => {
       const list = task('list', async () => ['a', 'bb', 'ccc']);
-      task('size', async (_ctx, s: string) => s.length).expand(list);
+      task('size', async (_ctx, s: string) => s.length, { pool: definePool('probe_pool', { slots: 3, description: 'probes' }) }).expand(list);
     }),
   ];
 }
@@ -168,6 +168,8 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
       { path: '/api/v2/connections/probe_db', body: { connection_id: 'probe_db', conn_type: 'postgres', port: 'x' } },
     ],
     delete_connection: async () => [{ path: '/api/v2/connections/probe_gone' }, { path: '/api/v2/connections/probe_gone' }],
+    get_pools: async () => [{ path: '/api/v2/pools' }, { path: '/api/v2/pools?pool_name_pattern=probe%&order_by=-name&limit=1' }, { path: '/api/v2/pools?order_by=color' }],
+    get_pool: async () => [{ path: '/api/v2/pools/probe_pool' }, { path: '/api/v2/pools/nope' }],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },
