@@ -147,6 +147,8 @@ export function taskInstanceRoutes(): Route[] {
     { method: 'GET', path: `${TI}/tries`, handle: tries },
     { method: 'GET', path: `${TI}/tries/{task_try_number}`, handle: tryDetails },
     { method: 'PATCH', path: `${TI}/{map_index}`, handle: patchTaskInstance },
+    { method: 'GET', path: `${TI}/{map_index}/tries`, handle: tries },
+    { method: 'GET', path: `${TI}/{map_index}/tries/{task_try_number}`, handle: tryDetails },
     { method: 'GET', path: `${TI}/listMapped`, handle: listMapped },
     { method: 'GET', path: `${TI}/{map_index}`, handle: oneInstance },
   ];

@@ -8,6 +8,7 @@ import { runRoutes } from './routes-runs.js';
 import { variableRoutes } from './routes-variables.js';
 import { connectionRoutes } from './routes-connections.js';
 import { poolRoutes } from './routes-pools.js';
+import { taskRoutes } from './routes-tasks.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -26,5 +27,6 @@ export function apiRoutes(): Route[] {
     ...variableRoutes(),
     ...connectionRoutes(),
     ...poolRoutes(),
+    ...taskRoutes(),
   ];
 }

@@ -131,7 +131,7 @@ export function maxTries(t: TaskSpec | undefined, ti?: TaskInstance): number {
   return (ti?.tryBase ?? 0) + (t?.retries ?? 0);
 }
 
-function operatorName(t: TaskSpec | undefined): string | null {
+export function operatorName(t: TaskSpec | undefined): string | null {
   if (!t) return null;
   return t.kind === 'sensor' ? `${t.sensor?.type ?? ''}Sensor` : t.kind === 'branch' ? 'BranchOperator' : 'PythonOperator';
 }

@@ -170,6 +170,16 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
     delete_connection: async () => [{ path: '/api/v2/connections/probe_gone' }, { path: '/api/v2/connections/probe_gone' }],
     get_pools: async () => [{ path: '/api/v2/pools' }, { path: '/api/v2/pools?pool_name_pattern=probe%&order_by=-name&limit=1' }, { path: '/api/v2/pools?order_by=color' }],
     get_pool: async () => [{ path: '/api/v2/pools/probe_pool' }, { path: '/api/v2/pools/nope' }],
+    get_mapped_task_instance_tries: async (f) => [
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/2/tries` },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/7/tries` },
+    ],
+    get_mapped_task_instance_try_details: async (f) => [
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/2/tries/1` },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/2/tries/2` },
+    ],
+    get_tasks: async () => [{ path: '/api/v2/dags/etl_daily/tasks' }, { path: '/api/v2/dags/probe_mapped/tasks?order_by=-task_id' }, { path: '/api/v2/dags/nope/tasks' }, { path: '/api/v2/dags/etl_daily/tasks?order_by=color' }],
+    get_task: async () => [{ path: '/api/v2/dags/etl_daily/tasks/extract' }, { path: '/api/v2/dags/probe_mapped/tasks/size' }, { path: '/api/v2/dags/etl_daily/tasks/nope' }],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },

@@ -1,0 +1,41 @@
+/**
+ * Airflow's tasks of a DAG and a mapped instance's tries, from the DAG's spec and the store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import etl from '../../examples/dags/etl_daily.js';
+import { probeDags } from './coverage-requests.js';
+import { apiOverRuntime, errorText } from './support.js';
+
+let h: Awaited<ReturnType<typeof apiOverRuntime>>;
+beforeAll(async () => { h = await apiOverRuntime([etl, ...probeDags()]); });
+afterAll(async () => { await h.api.close(); });
+
+describe('tasks of a DAG', () => {
+  it('lists each task with its retry policy, trigger rule and downstream, as Airflow\'s TaskResponse', async () => {
+    const r = await h.call('GET', '/api/v2/dags/etl_daily/tasks');
+    expect(r.json.total_entries).toBe(7);
+    const byId = Object.fromEntries(r.json.tasks.map((t: { task_id: string }) => [t.task_id, t]));
+    expect(byId.extract).toMatchObject({
+      retries: 2, retry_delay: { days: 0, seconds: 30, microseconds: 0 }, execution_timeout: { days: 0, seconds: 300, microseconds: 0 },
+      retry_exponential_backoff: 2, downstream_task_ids: expect.arrayContaining(['transform', 'audit']), operator_name: 'PythonOperator', is_mapped: false,
+    });
+    expect(byId.audit.retries).toBe(0);
+    expect(byId.load.trigger_rule).toBe('none_failed');
+    expect((await h.call('GET', '/api/v2/dags/probe_mapped/tasks/size')).json).toMatchObject({ task_id: 'size', is_mapped: true, pool: 'probe_pool' });
+    expect((await h.call('GET', '/api/v2/dags/etl_daily/tasks?order_by=-task_id')).json.tasks[0].task_id).toBe('transform');
+    const missing = await h.call('GET', '/api/v2/dags/etl_daily/tasks/nope');
+    expect(missing.status).toBe(404);
+    expect(errorText(missing)).toMatch(/^task_id: /);
+  });
+
+  it('serves a mapped instance\'s tries by its map index', async () => {
+    const run = await h.rt.trigger('probe_mapped');
+    await h.rt.runToCompletion('probe_mapped', run.runId);
+    const base = `/api/v2/dags/probe_mapped/dagRuns/${encodeURIComponent(run.runId)}/taskInstances/size`;
+    const tries = await h.call('GET', `${base}/2/tries`);
+    expect(tries.json).toMatchObject({ total_entries: 1, task_instances: [{ task_id: 'size', map_index: 2, try_number: 1, state: 'success' }] });
+    expect((await h.call('GET', `${base}/2/tries/1`)).json).toMatchObject({ map_index: 2, try_number: 1 });
+    expect((await h.call('GET', `${base}/2/tries/2`)).status).toBe(404);
+    expect((await h.call('GET', `${base}/7/tries`)).status).toBe(404);
+  });
+});
