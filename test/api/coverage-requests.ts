@@ -38,6 +38,14 @@ export function probeDags(): DagDefinition[] {
 }
 
 const E = encodeURIComponent;
+
+let open: Promise<number> | undefined;
+/** A backfill of etl_daily that is still running (its runs wait for the clock), made on first use. */
+function openBackfill(f: Fixture): Promise<number> {
+  open ??= f.h.call('POST', '/api/v2/backfills', { dag_id: 'etl_daily', from_date: '2025-10-01T00:00:00Z', to_date: '2025-10-03T00:00:00Z', max_active_runs: 1 })
+    .then((r) => { if (r.status !== 200) throw new Error(`backfill for the probes: ${r.status} ${r.text}`); return r.json.id as number; });
+  return open;
+}
 const RUNS = '/api/v2/dags/etl_daily/dagRuns';
 
 export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Record<string, (f: Fixture) => Promise<Probe[]>> } = {
@@ -190,8 +198,9 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
       { path: '/api/v2/backfills/dry_run', body: { dag_id: 'nope', from_date: '2025-11-01T00:00:00Z', to_date: '2025-11-02T00:00:00Z' } },
     ],
     get_backfill: async () => [{ path: '/api/v2/backfills/1' }, { path: '/api/v2/backfills/999' }, { path: '/api/v2/backfills/x' }],
-    pause_backfill: async () => [{ path: '/api/v2/backfills/1/pause' }, { path: '/api/v2/backfills/999/pause' }],
-    unpause_backfill: async () => [{ path: '/api/v2/backfills/1/unpause' }, { path: '/api/v2/backfills/999/unpause' }],
+    // The spec lists cancel before these: they drive a backfill of their own, made once (make is called twice).
+    pause_backfill: async (f) => [{ path: `/api/v2/backfills/${await openBackfill(f)}/pause` }, { path: '/api/v2/backfills/999/pause' }],
+    unpause_backfill: async (f) => [{ path: `/api/v2/backfills/${await openBackfill(f)}/unpause` }, { path: '/api/v2/backfills/999/unpause' }],
     cancel_backfill: async () => [{ path: '/api/v2/backfills/1/cancel' }, { path: '/api/v2/backfills/999/cancel' }],
   },
 };
