@@ -9,6 +9,7 @@ import { variableRoutes } from './routes-variables.js';
 import { connectionRoutes } from './routes-connections.js';
 import { poolRoutes } from './routes-pools.js';
 import { taskRoutes } from './routes-tasks.js';
+import { offRoutes } from './routes-off.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -28,5 +29,6 @@ export function apiRoutes(): Route[] {
     ...connectionRoutes(),
     ...poolRoutes(),
     ...taskRoutes(),
+    ...offRoutes(),
   ];
 }

@@ -14,6 +14,11 @@ export interface Probe {
   headers?: Record<string, string>;
   /** Sent without the token. */
   anonymous?: boolean;
+  /**
+   * The answer of an Airflow without the feature (`get_config` with expose_config off: 403):
+   * this status counts as the operation's answer (coverage-probes.ts reports these apart).
+   */
+  off?: number;
 }
 
 type Harness = Awaited<ReturnType<typeof apiOverRuntime>>;
@@ -188,6 +193,11 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
     ],
     get_tasks: async () => [{ path: '/api/v2/dags/etl_daily/tasks' }, { path: '/api/v2/dags/probe_mapped/tasks?order_by=-task_id' }, { path: '/api/v2/dags/nope/tasks' }, { path: '/api/v2/dags/etl_daily/tasks?order_by=color' }],
     get_task: async () => [{ path: '/api/v2/dags/etl_daily/tasks/extract' }, { path: '/api/v2/dags/probe_mapped/tasks/size' }, { path: '/api/v2/dags/etl_daily/tasks/nope' }],
+    get_plugins: async () => [{ path: '/api/v2/plugins' }, { path: '/api/v2/plugins?limit=-1' }],
+    import_errors: async () => [{ path: '/api/v2/plugins/importErrors' }],
+    get_providers: async () => [{ path: '/api/v2/providers?limit=10' }, { path: '/api/v2/providers?offset=x' }],
+    get_config: async () => [{ path: '/api/v2/config', off: 403 }],
+    get_config_value: async () => [{ path: '/api/v2/config/section/core/option/executor', off: 403 }],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },
