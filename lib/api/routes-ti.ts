@@ -12,8 +12,8 @@ import { baseTaskId, instanceId, instanceValue, isInstanceId, setTaskNote } from
 
 const TI = '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}';
 
-/** The task instance a request names: the task, or with `map_index` (query or path) one of its mapped instances. */
-async function loadTi(b: ApiBackend, p: Record<string, string>, url?: URL) {
+/** The task instance a request names: the task, or with `map_index` (query or path) one of its mapped instances (404 for an unknown one). */
+export async function loadTi(b: ApiBackend, p: Record<string, string>, url?: URL) {
   const { dag, run } = await needRun(b, p.dag_id, p.dag_run_id);
   const t = needTask(dag.spec, p.task_id);
   const mapIndex = p.map_index !== undefined ? pathIndex(p.map_index) : url ? intQuery(url, 'map_index', -1, -1, 1_000_000) : -1;

@@ -10,6 +10,7 @@ import { connectionRoutes } from './routes-connections.js';
 import { poolRoutes } from './routes-pools.js';
 import { taskRoutes } from './routes-tasks.js';
 import { offRoutes } from './routes-off.js';
+import { taskInstanceExtraRoutes } from './routes-ti-extra.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -30,5 +31,6 @@ export function apiRoutes(): Route[] {
     ...poolRoutes(),
     ...taskRoutes(),
     ...offRoutes(),
+    ...taskInstanceExtraRoutes(),
   ];
 }

@@ -45,6 +45,8 @@ export function probeDags(): DagDefinition[] {
 const E = encodeURIComponent;
 
 let open: Promise<number> | undefined;
+/** A run of etl_daily not started yet (its tasks wait for the clock), made on first use. */
+let queuedRun: Promise<string> | undefined;
 /** A backfill of etl_daily that is still running (its runs wait for the clock), made on first use. */
 function openBackfill(f: Fixture): Promise<number> {
   open ??= f.h.call('POST', '/api/v2/backfills', { dag_id: 'etl_daily', from_date: '2025-10-01T00:00:00Z', to_date: '2025-10-03T00:00:00Z', max_active_runs: 1 })
@@ -55,6 +57,8 @@ const RUNS = '/api/v2/dags/etl_daily/dagRuns';
 
 export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Record<string, (f: Fixture) => Promise<Probe[]>> } = {
   async setup(h) {
+    open = undefined;
+    queuedRun = undefined;
     const freshRun = async () => {
       const r = await h.rt.trigger('etl_daily', { conf: { full: true } });
       await h.rt.runToCompletion('etl_daily', r.runId);
@@ -198,6 +202,27 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
     get_providers: async () => [{ path: '/api/v2/providers?limit=10' }, { path: '/api/v2/providers?offset=x' }],
     get_config: async () => [{ path: '/api/v2/config', off: 403 }],
     get_config_value: async () => [{ path: '/api/v2/config/section/core/option/executor', off: 403 }],
+    get_task_instance_dependencies: async (f) => {
+      queuedRun ??= f.h.rt.trigger('etl_daily', { logicalDate: Date.parse('2025-06-01T00:00:00Z') }).then((r) => r.runId);
+      return [{ path: `${RUNS}/${E(await queuedRun)}/taskInstances/load/dependencies` }, { path: `${RUNS}/${E(f.run)}/taskInstances/load/dependencies` }, { path: `${RUNS}/${E(f.run)}/taskInstances/nope/dependencies` }];
+    },
+    get_task_instance_dependencies_by_map_index: async (f) => [
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/1/dependencies` },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/9/dependencies` },
+    ],
+    patch_task_instance_dry_run: async (f) => [
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/dry_run`, body: { new_state: 'failed' } },
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/dry_run`, body: { new_state: 'running' } },
+      { path: `${RUNS}/${E(f.run)}/taskInstances/nope/dry_run`, body: { new_state: 'failed' } },
+    ],
+    patch_task_instance_dry_run_by_map_index: async (f) => [
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/1/dry_run`, body: { new_state: 'failed' } },
+      { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances/size/9/dry_run`, body: { new_state: 'failed' } },
+    ],
+    get_extra_links: async (f) => [{ path: `${RUNS}/${E(f.run)}/taskInstances/extract/links` }, { path: `${RUNS}/${E(f.run)}/taskInstances/nope/links` }],
+    get_external_log_url: async (f) => [
+      { path: `${RUNS}/${E(f.run)}/taskInstances/extract/externalLogUrl/1`, off: 400 }, { path: `${RUNS}/${E(f.run)}/taskInstances/nope/externalLogUrl/1` },
+    ],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },

@@ -38,4 +38,14 @@ describe('tasks of a DAG', () => {
     expect((await h.call('GET', `${base}/2/tries/2`)).status).toBe(404);
     expect((await h.call('GET', `${base}/7/tries`)).status).toBe(404);
   });
+
+  it('says what keeps a task instance from running, in Airflow\'s dependency names, until it has run', async () => {
+    const run = await h.rt.trigger('etl_daily', { logicalDate: Date.parse('2025-05-01T00:00:00Z') });
+    const deps = `/api/v2/dags/etl_daily/dagRuns/${encodeURIComponent(run.runId)}/taskInstances/load/dependencies`;
+    const waiting = (await h.call('GET', deps)).json.dependencies;
+    expect(waiting).toContainEqual({ name: 'Trigger Rule', reason: expect.stringMatching(/'none_failed' requires its upstream tasks to be done, but 2 are not: (transform, audit|audit, transform)$/) });
+    await h.rt.runToCompletion('etl_daily', run.runId);
+    expect((await h.call('GET', deps)).json).toEqual({ dependencies: [] });
+    expect((await h.call('GET', deps.replace('/load/', '/nope/'))).status).toBe(404);
+  });
 });
