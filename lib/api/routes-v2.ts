@@ -198,14 +198,6 @@ export function v2Routes(): Route[] {
     { method: 'POST', path: '/api/v2/dags/{dag_id}/dagRuns', handle: async ({ b, p, body }) => triggerDagRun(b, p.dag_id, body) },
     { method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}', handle: async ({ b, p }) => dagRunJson((await needRun(b, p.dag_id, p.dag_run_id)).run) },
     {
-      method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances',
-      handle: async ({ b, p }) => {
-        const { dag, run } = await needRun(b, p.dag_id, p.dag_run_id);
-        const tis = taskInstancesOf(dag.spec, run, await b.ports.store.listTasks(p.dag_id, p.dag_run_id));
-        return { task_instances: tis, total_entries: tis.length };
-      },
-    },
-    {
       method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}',
       handle: async ({ b, p }) => {
         const { dag, run } = await needRun(b, p.dag_id, p.dag_run_id);

@@ -11,6 +11,7 @@ import { poolRoutes } from './routes-pools.js';
 import { taskRoutes } from './routes-tasks.js';
 import { offRoutes } from './routes-off.js';
 import { taskInstanceExtraRoutes } from './routes-ti-extra.js';
+import { taskInstanceListRoutes } from './routes-ti-list.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -21,6 +22,7 @@ import { v2Routes } from './routes-v2.js';
  */
 export function apiRoutes(): Route[] {
   return [
+    ...taskInstanceListRoutes(),
     ...v2Routes(),
     ...taskInstanceRoutes(),
     ...uiRoutes(),

@@ -95,7 +95,10 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
     get_dag_run: async (f) => [{ path: `${RUNS}/${E(f.run)}` }, { path: `${RUNS}/nope` }],
     get_task_instances: async (f) => [
       { path: `${RUNS}/${E(f.run)}/taskInstances` }, { path: `/api/v2/dags/probe_mapped/dagRuns/${E(f.mappedRun)}/taskInstances` },
-      { path: `${RUNS}/nope/taskInstances` },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances?state=failed&state=success&order_by=-start_date&limit=3' },
+      { path: `/api/v2/dags/~/dagRuns/${E(f.run)}/taskInstances?task_id=extract&duration_gte=0&start_date_gte=2020-01-01T00:00:00Z` },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances?state=done' }, { path: '/api/v2/dags/~/dagRuns/~/taskInstances?order_by=color' },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances?start_date_gte=yesterday' }, { path: `${RUNS}/nope/taskInstances` },
     ],
     get_task_instance: async (f) => [{ path: `${RUNS}/${E(f.run)}/taskInstances/transform` }, { path: `${RUNS}/${E(f.run)}/taskInstances/nope` }],
     post_clear_task_instances: async (f) => [

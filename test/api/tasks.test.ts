@@ -48,4 +48,23 @@ describe('tasks of a DAG', () => {
     expect((await h.call('GET', deps)).json).toEqual({ dependencies: [] });
     expect((await h.call('GET', deps.replace('/load/', '/nope/'))).status).toBe(404);
   });
+
+  it('lists task instances across DAGs and runs with ~, filtered by state and task, ordered and paged', async () => {
+    const run = await h.rt.trigger('probe_mapped', { logicalDate: Date.parse('2025-04-01T00:00:00Z') });
+    await h.rt.runToCompletion('probe_mapped', run.runId);
+    const etlRun = await h.rt.trigger('etl_daily', { logicalDate: Date.parse('2025-04-01T00:00:00Z') });
+    await h.rt.runToCompletion('etl_daily', etlRun.runId);
+    const list = async (q: string) => (await h.call('GET', `/api/v2/dags/~/dagRuns/~/taskInstances?${q}`)).json;
+    const done = await list('state=success&state=skipped');
+    expect(done.total_entries).toBeGreaterThanOrEqual(8);
+    expect(done.task_instances.every((t: { state: string }) => t.state === 'success' || t.state === 'skipped')).toBe(true);
+    const sizes = (await h.call('GET', `/api/v2/dags/~/dagRuns/${encodeURIComponent(run.runId)}/taskInstances?task_id=size&order_by=-map_index&limit=2`)).json;
+    expect(sizes.total_entries).toBe(3);
+    expect(sizes.task_instances.map((t: { map_index: number }) => t.map_index)).toEqual([2, 1]);
+    const successes = await list('state=success&dag_id_pattern=etl%');
+    expect(new Set(successes.task_instances.map((t: { dag_id: string }) => t.dag_id))).toEqual(new Set(['etl_daily']));
+    const bad = await h.call('GET', '/api/v2/dags/~/dagRuns/~/taskInstances?state=done');
+    expect(bad.status).toBe(422);
+    expect(errorText(bad)).toMatch(/^state: "done" is not one of/);
+  });
 });
