@@ -7,7 +7,8 @@
  */
 import { TaskState, type DagRecord, type DagRun } from '../engine/index.js';
 import { needDag, needRun, type ApiBackend } from './backend.js';
-import { enumQuery, intQuery, likeMatcher, listQuery, page, rangeQuery, sorter } from './params.js';
+import { invalid } from './http.js';
+import { enumQuery, intQuery, likeMatcher, listQuery, onlyFields, page, rangeQuery, sorter } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { apiTaskState, type taskInstanceJson } from './shapes.js';
 import { taskInstancesOf } from './routes-v2.js';
@@ -30,7 +31,10 @@ async function runsOf(b: ApiBackend, p: Record<string, string>): Promise<{ dag: 
 
 const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
-async function list({ b, p, url }: RouteCtx): Promise<unknown> {
+/** Runs to list, narrowed by a batch body's `dag_ids` and `dag_run_ids`. */
+interface Only { dagIds?: string[]; runIds?: string[] }
+
+async function list({ b, p, url }: RouteCtx, only: Only = {}): Promise<unknown> {
   // Every parameter is read before the store is, so bad input is a 422 whatever exists.
   const states = enumQuery(url, 'state', STATES);
   const taskIds = listQuery(url, 'task_id');
@@ -51,7 +55,10 @@ async function list({ b, p, url }: RouteCtx): Promise<unknown> {
     logical_date: (t) => t.logical_date, run_after: (t) => t.run_after, try_number: (t) => t.try_number, priority_weight: (t) => t.priority_weight, pool: (t) => t.pool,
   });
   const all: TiJson[] = [];
-  for (const { dag, run } of await runsOf(b, p)) all.push(...taskInstancesOf(dag.spec, run, await b.ports.store.listTasks(run.dagId, run.runId)));
+  for (const { dag, run } of await runsOf(b, p)) {
+    if ((only.dagIds && !only.dagIds.includes(run.dagId)) || (only.runIds && !only.runIds.includes(run.runId))) continue;
+    all.push(...taskInstancesOf(dag.spec, run, await b.ports.store.listTasks(run.dagId, run.runId)));
+  }
   const kept = all.filter((t) => (!states.length || states.includes(t.state ?? 'no_status'))
     && (!taskIds.length || taskIds.includes(t.task_id)) && (!pools.length || pools.includes(t.pool))
     && (!mapIndex.length || mapIndex.includes(t.map_index)) && (!tryNumbers.length || tryNumbers.includes(t.try_number))
@@ -62,10 +69,41 @@ async function list({ b, p, url }: RouteCtx): Promise<unknown> {
   return { task_instances: page(url, kept), total_entries: kept.length };
 }
 
+const BATCH_LISTS: Record<string, string> = { state: 'state', task_ids: 'task_id', pool: 'pool', queue: 'queue', executor: 'executor' };
+const BATCH_FIELDS = ['dag_ids', 'dag_run_ids', 'page_limit', 'page_offset', 'order_by', ...Object.keys(BATCH_LISTS),
+  ...['duration', 'end_date', 'logical_date', 'run_after', 'start_date'].flatMap((n) => ['gt', 'gte', 'lt', 'lte'].map((x) => `${n}_${x}`))];
+
+/**
+ * Airflow's batch listing (`POST …/taskInstances/list`): the body's filters as the GET's
+ * query parameters (`page_limit`/`page_offset` as `limit`/`offset`), plus `dag_ids` and
+ * `dag_run_ids`, which the GET takes from the path.
+ */
+async function batch(ctx: RouteCtx): Promise<unknown> {
+  onlyFields(ctx.body, BATCH_FIELDS);
+  const url = new URL(ctx.url.pathname, ctx.url);
+  const only: Only = {};
+  for (const [k, v] of Object.entries(ctx.body)) {
+    if (v === null || v === undefined) continue;
+    if (k === 'dag_ids' || k === 'dag_run_ids' || k in BATCH_LISTS) {
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' && x !== null)) throw invalid(['body', k], `${k}: must be a list of strings`, v, 'list_type');
+      if (k === 'dag_ids') only.dagIds = v as string[];
+      else if (k === 'dag_run_ids') only.runIds = v as string[];
+      else for (const x of v as (string | null)[]) url.searchParams.append(BATCH_LISTS[k], x ?? 'no_status');
+    } else if (k === 'page_limit' || k === 'page_offset') {
+      if (!Number.isInteger(v)) throw invalid(['body', k], `${k}: must be a whole number`, v, 'int_type');
+      url.searchParams.set(k === 'page_limit' ? 'limit' : 'offset', String(v));
+    } else url.searchParams.set(k, String(v));
+  }
+  return list({ ...ctx, url }, only);
+}
+
 /**
  * @example
  * const routes = taskInstanceListRoutes(); // registered in routes.ts
  */
 export function taskInstanceListRoutes(): Route[] {
-  return [{ method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances', handle: list }];
+  return [
+    { method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances', handle: (ctx) => list(ctx) },
+    { method: 'POST', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/list', handle: batch },
+  ];
 }

@@ -226,6 +226,12 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
     get_external_log_url: async (f) => [
       { path: `${RUNS}/${E(f.run)}/taskInstances/extract/externalLogUrl/1`, off: 400 }, { path: `${RUNS}/${E(f.run)}/taskInstances/nope/externalLogUrl/1` },
     ],
+    get_task_instances_batch: async (f) => [
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { dag_ids: ['etl_daily'], state: ['success'], order_by: '-start_date', page_limit: 5 } },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { dag_run_ids: [f.run], task_ids: ['extract'], start_date_gte: '2020-01-01T00:00:00Z' } },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { state: ['done'] } }, { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { color: 1 } },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { dag_ids: 'etl_daily' } },
+    ],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [
       { path: '/api/v2/backfills', body: { dag_id: 'etl_daily', from_date: '2025-12-01T00:00:00Z', to_date: '2025-12-02T00:00:00Z', reprocess_behavior: 'none', max_active_runs: 1, run_backwards: false, dag_run_conf: {} } },

@@ -63,6 +63,12 @@ describe('tasks of a DAG', () => {
     expect(sizes.task_instances.map((t: { map_index: number }) => t.map_index)).toEqual([2, 1]);
     const successes = await list('state=success&dag_id_pattern=etl%');
     expect(new Set(successes.task_instances.map((t: { dag_id: string }) => t.dag_id))).toEqual(new Set(['etl_daily']));
+    // The batch form takes the same filters in its body, and dag_ids / dag_run_ids.
+    const batch = (await h.call('POST', '/api/v2/dags/~/dagRuns/~/taskInstances/list', { dag_run_ids: [run.runId], task_ids: ['size'], order_by: '-map_index', page_limit: 2 })).json;
+    expect(batch).toEqual(sizes);
+    const etlOnly = (await h.call('POST', '/api/v2/dags/~/dagRuns/~/taskInstances/list', { dag_ids: ['etl_daily'], state: ['success'] })).json;
+    expect(etlOnly.total_entries).toBeGreaterThan(0);
+    expect(etlOnly.task_instances.every((t: { dag_id: string; state: string }) => t.dag_id === 'etl_daily' && t.state === 'success')).toBe(true);
     const bad = await h.call('GET', '/api/v2/dags/~/dagRuns/~/taskInstances?state=done');
     expect(bad.status).toBe(422);
     expect(errorText(bad)).toMatch(/^state: "done" is not one of/);
