@@ -14,24 +14,6 @@ import { boolQuery, intQuery, likeMatcher, onlyFields, optBool, optDate, optObje
 import { dagDetailsJson, dagJson, dagRunJson, taskInstanceJson } from './shapes.js';
 import type { Route } from './router.js';
 
-const RUN_STATES = ['queued', 'running', 'success', 'failed'];
-
-/** Orders and pages runs as Airflow's `order_by` (`logical_date`, `-logical_date`, `start_date`, ...). */
-function orderRuns(runs: DagRun[], orderBy: string): DagRun[] {
-  const desc = orderBy.startsWith('-');
-  const field = desc ? orderBy.slice(1) : orderBy;
-  const pick: Record<string, (r: DagRun) => number | string> = {
-    logical_date: (r) => r.logicalDate, run_after: (r) => r.logicalDate, start_date: (r) => r.startedAt ?? 0,
-    end_date: (r) => r.endedAt ?? 0, id: (r) => r.runId, dag_run_id: (r) => r.runId, state: (r) => r.state,
-  };
-  // Own keys only: `__proto__` or `constructor` must not reach Object.prototype (it answered 500).
-  const f = Object.hasOwn(pick, field) ? pick[field] : undefined;
-  if (!f) {
-    throw new HttpError(422, `order_by: Ordering with ${JSON.stringify(field)} is disallowed or the attribute does not exist on the model (use one of ${Object.keys(pick).join(', ')}, optionally with -)`, { loc: ['query', 'order_by'], input: orderBy });
-  }
-  return [...runs].sort((a, b) => (f(a) < f(b) ? -1 : f(a) > f(b) ? 1 : 0) * (desc ? -1 : 1));
-}
-
 /** Rendered templated arguments of a task, for a run (what Airflow shows as rendered templates). */
 export function renderedFields(spec: DagSpec, run: DagRun, taskId: string): Record<string, unknown> {
   const t = spec.tasks.find((x) => x.taskId === taskId);
@@ -179,20 +161,6 @@ export function v2Routes(): Route[] {
         await needDag(b, p.dag_id);
         await engineCall(() => setPaused(b.ports, p.dag_id, body.is_paused as boolean));
         return dagJson(await needDag(b, p.dag_id));
-      },
-    },
-    {
-      method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns',
-      handle: async ({ b, p, url }) => {
-        await needDag(b, p.dag_id);
-        const limit = intQuery(url, 'limit', 50, 0, 10_000);
-        const offset = intQuery(url, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-        const states = url.searchParams.getAll('state');
-        for (const s of states) if (!RUN_STATES.includes(s)) throw new HttpError(422, `state: unknown run state ${JSON.stringify(s)} (use ${RUN_STATES.join(', ')})`);
-        const orderBy = url.searchParams.get('order_by') ?? 'id';
-        const runs = await b.ports.store.listRuns(p.dag_id, { states: states.length ? (states as DagRun['state'][]) : undefined });
-        const sorted = orderRuns(runs, orderBy === 'id' ? 'logical_date' : orderBy);
-        return { dag_runs: sorted.slice(offset, offset + limit).map(dagRunJson), total_entries: runs.length };
       },
     },
     { method: 'POST', path: '/api/v2/dags/{dag_id}/dagRuns', handle: async ({ b, p, body }) => triggerDagRun(b, p.dag_id, body) },

@@ -12,6 +12,7 @@ import { taskRoutes } from './routes-tasks.js';
 import { offRoutes } from './routes-off.js';
 import { taskInstanceExtraRoutes } from './routes-ti-extra.js';
 import { taskInstanceListRoutes } from './routes-ti-list.js';
+import { runListRoutes } from './routes-runs-list.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
@@ -23,6 +24,7 @@ import { v2Routes } from './routes-v2.js';
 export function apiRoutes(): Route[] {
   return [
     ...taskInstanceListRoutes(),
+    ...runListRoutes(),
     ...v2Routes(),
     ...taskInstanceRoutes(),
     ...uiRoutes(),

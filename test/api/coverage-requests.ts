@@ -84,6 +84,8 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
     ],
     get_dag_runs: async () => [
       { path: `${RUNS}?order_by=-logical_date&limit=2` }, { path: '/api/v2/dags/~/dagRuns?state=success' },
+      { path: '/api/v2/dags/~/dagRuns?run_type=manual&dag_id_pattern=etl%&start_date_gte=2020-01-01T00:00:00Z&order_by=-start_date' },
+      { path: `${RUNS}?run_type=cron` }, { path: `${RUNS}?end_date_lt=never` },
       { path: `${RUNS}?state=done` }, { path: `${RUNS}?order_by=__proto__` }, { path: '/api/v2/dags/nope/dagRuns' },
     ],
     trigger_dag_run: async () => [
@@ -231,6 +233,11 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
       { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { dag_run_ids: [f.run], task_ids: ['extract'], start_date_gte: '2020-01-01T00:00:00Z' } },
       { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { state: ['done'] } }, { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { color: 1 } },
       { path: '/api/v2/dags/~/dagRuns/~/taskInstances/list', body: { dag_ids: 'etl_daily' } },
+    ],
+    get_list_dag_runs_batch: async () => [
+      { path: '/api/v2/dags/~/dagRuns/list', body: { dag_ids: ['etl_daily', 'probe_mapped'], states: ['success'], order_by: '-logical_date', page_limit: 3 } },
+      { path: '/api/v2/dags/~/dagRuns/list', body: { start_date_gte: '2020-01-01T00:00:00Z', duration_gte: 0 } },
+      { path: '/api/v2/dags/~/dagRuns/list', body: { states: ['done'] } }, { path: '/api/v2/dags/~/dagRuns/list', body: { color: 1 } },
     ],
     list_backfills: async () => [{ path: '/api/v2/backfills?dag_id=etl_daily' }, { path: '/api/v2/backfills' }],
     create_backfill: async () => [

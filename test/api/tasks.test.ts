@@ -73,4 +73,16 @@ describe('tasks of a DAG', () => {
     expect(bad.status).toBe(422);
     expect(errorText(bad)).toMatch(/^state: "done" is not one of/);
   });
+
+  it('lists runs across DAGs with ~ and in the batch form, filtered by state, type and dates', async () => {
+    const run = await h.rt.trigger('probe_mapped', { logicalDate: Date.parse('2025-03-01T00:00:00Z') });
+    await h.rt.runToCompletion('probe_mapped', run.runId);
+    const all = (await h.call('GET', '/api/v2/dags/~/dagRuns?limit=1000')).json;
+    expect(new Set(all.dag_runs.map((r: { dag_id: string }) => r.dag_id))).toEqual(new Set(['etl_daily', 'probe_mapped']));
+    const probe = (await h.call('GET', '/api/v2/dags/~/dagRuns?dag_id_pattern=probe%&run_type=manual&logical_date_lte=2025-03-01T00:00:00Z')).json;
+    expect(probe.dag_runs.map((r: { dag_run_id: string }) => r.dag_run_id)).toEqual([run.runId]);
+    const batch = (await h.call('POST', '/api/v2/dags/~/dagRuns/list', { dag_ids: ['probe_mapped'], states: ['success'], logical_date_lte: '2025-03-01T00:00:00Z' })).json;
+    expect(batch).toEqual(probe);
+    expect((await h.call('GET', '/api/v2/dags/~/dagRuns?run_type=cron')).status).toBe(422);
+  });
 });
