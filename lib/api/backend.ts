@@ -6,6 +6,8 @@ import { NotFoundError } from '../engine/index.js';
 import type { DagRecord, DagRun, DagSpec, TaskSpec } from '../engine/index.js';
 import type { Ports } from '../engine/index.js';
 import { HttpError } from './http.js';
+import type { ConnectionStore } from './routes-connections.js';
+import type { VariableStore } from './routes-variables.js';
 import type { TaskLogReader } from './task-logs.js';
 
 export interface ApiBackend {
@@ -13,6 +15,10 @@ export interface ApiBackend {
   logs: TaskLogReader;
   /** Shown in the UI's header: `local` or the stack name. */
   name: string;
+  /** Where the variables endpoints read and write (routes-variables.ts); absent: none. */
+  variables?: VariableStore;
+  /** Where the connections endpoints read and write (routes-connections.ts); absent: none. */
+  connections?: ConnectionStore;
 }
 
 export async function needDag(b: ApiBackend, dagId: string): Promise<DagRecord> {

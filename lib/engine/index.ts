@@ -74,3 +74,4 @@ export { checkEventWait, eventKeys, eventProblem, MAX_CANDIDATES, patternKey, wa
 export { matchesPattern, validatePattern } from './rules/event-pattern.js';
 export { nextJobCheckAt } from './flow/job-safety-net.js';
 export { jobName, WAIT_FOR_EVENT } from './flow/operators.js';
+export { markRun, RUN_MARK_STATES, setRunNote, setTaskNote, type RunMarkState } from './flow/mark-run.js';

@@ -227,6 +227,8 @@ export interface DagRun {
   backfillId?: number;
   /** An asset-triggered run: the refs of the asset events it consumed, by asset URI (flow/assets.ts). */
   assetEvents?: Record<string, string[]>;
+  /** An operator's note on the run (Airflow's run note; flow/mark-run.ts). */
+  note?: string;
 }
 
 export interface TaskKey {
@@ -291,6 +293,8 @@ export interface TaskInstance extends TaskKey {
   /** Mapped parent: number of instances, and how many were created so far (the expansion's cursor). */
   mapLength?: number;
   mapCursor?: number;
+  /** An operator's note on the task instance (Airflow's task instance note; flow/mark-run.ts). */
+  note?: string;
 }
 
 export type TriggerKind = 'sensor' | 'event';

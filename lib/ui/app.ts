@@ -75,7 +75,7 @@ async function renderDagGraph(root: HTMLElement, dag: string, q: URLSearchParams
   const runId: string | undefined = q.get('run') ?? runs.dag_runs[0]?.dag_run_id;
   const states = new Map<string, string | null>();
   if (runId) {
-    const tis = await api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(runId)}/taskInstances`);
+    const tis = await api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(runId)}/taskInstances?limit=10000`);
     for (const t of tis.task_instances) states.set(t.task_id, t.state);
   }
   const options = (runs.dag_runs as { dag_run_id: string; state: string }[])
