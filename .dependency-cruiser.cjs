@@ -2,7 +2,7 @@
  * The engine's boundary (docs/adr/0001, docs/adr/0009), checked over the resolved module
  * graph: `npx depcruise lib/engine functions lib --config .dependency-cruiser.cjs`
  * (test/unit/engine-layout.test.ts runs it). A change violates this when lib/engine has an
- * import cycle, imports anything outside lib/engine but croner and node:crypto, or when
+ * import cycle, imports anything outside lib/engine but croner, @cfworker/json-schema and node:crypto, or when
  * code outside lib/engine deep-imports an engine module instead of lib/engine/index.ts.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -17,10 +17,10 @@ module.exports = {
     },
     {
       name: 'engine-stays-inside',
-      comment: 'The engine decides; adapters do. It reaches outside lib/engine only for croner (cron arithmetic) and node:crypto (hashing).',
+      comment: 'The engine decides; adapters do. It reaches outside lib/engine only for croner (cron arithmetic), @cfworker/json-schema (param schemas, ADR 0025) and node:crypto (hashing).',
       severity: 'error',
       from: { path: '^lib/engine/' },
-      to: { pathNot: ['^lib/engine/', '^node_modules/croner/', '^crypto$'] },
+      to: { pathNot: ['^lib/engine/', '^node_modules/croner/', '^node_modules/@cfworker/json-schema/', '^crypto$'] },
     },
     {
       name: 'engine-through-its-index',

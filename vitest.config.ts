@@ -5,12 +5,18 @@ import { fileURLToPath } from 'node:url';
 const ENGINE_SUITES = ['test/unit/engine-*.test.ts', 'test/unit/poker-*.test.ts'];
 // Engine behaviour tests that mirror lib/engine's folders (DESIGN.md's layout).
 ENGINE_SUITES.push('test/engine/**/*.test.ts');
+// The API driven by a client generated from Airflow's spec (issue 24), on both stores.
+ENGINE_SUITES.push('test/api/client.test.ts');
 /** Suites about the engine's code, not its behaviour on a store: memory project only. */
 const STORE_INDEPENDENT = ['test/unit/engine-purity.test.ts', 'test/unit/engine-layout.test.ts', 'test/unit/engine-handler-edge.test.ts'];
 
 const shared = {
   resolve: {
-    alias: { airless: fileURLToPath(new URL('./lib/sdk/index.ts', import.meta.url)) },
+    alias: {
+      airless: fileURLToPath(new URL('./lib/sdk/index.ts', import.meta.url)),
+      'apache-airflow-ts-sdk': fileURLToPath(new URL('./lib/sdk/airflow-ts-sdk/index.ts', import.meta.url)),
+      '@apache-airflow/ts-sdk': fileURLToPath(new URL('./lib/sdk/airflow-ts-sdk/index.ts', import.meta.url)),
+    },
   },
 };
 

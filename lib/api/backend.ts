@@ -6,6 +6,8 @@ import { NotFoundError } from '../engine/index.js';
 import type { DagRecord, DagRun, DagSpec, TaskSpec } from '../engine/index.js';
 import type { Ports } from '../engine/index.js';
 import { HttpError } from './http.js';
+import type { ConnectionStore } from './routes-connections.js';
+import type { VariableStore } from './routes-variables.js';
 import type { TaskLogReader } from './task-logs.js';
 
 export interface ApiBackend {
@@ -13,6 +15,10 @@ export interface ApiBackend {
   logs: TaskLogReader;
   /** Shown in the UI's header: `local` or the stack name. */
   name: string;
+  /** Where the variables endpoints read and write (routes-variables.ts); absent: none. */
+  variables?: VariableStore;
+  /** Where the connections endpoints read and write (routes-connections.ts); absent: none. */
+  connections?: ConnectionStore;
 }
 
 export async function needDag(b: ApiBackend, dagId: string): Promise<DagRecord> {
@@ -40,6 +46,8 @@ export async function engineCall<T>(f: () => Promise<T>): Promise<T> {
     return await f();
   } catch (err) {
     if (err instanceof NotFoundError) throw new HttpError(404, err.message);
+    // A conf that breaks a param's schema is bad input (400, as Airflow), not a conflict.
+    if (err instanceof Error && err.name === 'ParamValidationError') throw new HttpError(400, err.message);
     if (err instanceof Error && err.name === 'InvalidInputError') throw new HttpError(409, err.message);
     throw err;
   }

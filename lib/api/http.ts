@@ -7,40 +7,46 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { displayValue } from '../adapters/xcom-display.js';
 import { depthProblem, MAX_VALUE_DEPTH } from '../engine/index.js';
 
+/** Where a bad value was, as FastAPI names it: `['query', 'limit']`, `['body', 'conf']`, `['path', 'map_index']`. */
+export type Loc = (string | number)[];
+
 /**
- * An error that becomes an HTTP response. The body is problem JSON (RFC 9457) whose
- * `detail` is what Airflow 3's FastAPI errors carry, so clients of either version read it.
+ * An error that becomes an HTTP response in Airflow's shapes: a 422 is FastAPI's
+ * `HTTPValidationError` (`{ detail: [{ type, loc, msg, input }] }`), anything else its
+ * `HTTPExceptionResponse` (`{ detail }`), both `application/json` as Airflow answers them.
+ * `detail` starts with the field at fault (`conf: must be a JSON object`).
  *
  * @example
  * throw new HttpError(404, 'dag_id: unknown DAG nope');
+ * throw new HttpError(422, 'limit: must be a whole number', { loc: ['query', 'limit'], input: '-1' });
  */
 export class HttpError extends Error {
   /**
-   * @param validation where the bad value was (`['query', 'order_by']`) and what it was: the
-   *   response then takes the shape of FastAPI's validation errors (Airflow's
-   *   `HTTPValidationError`, `{ detail: [{ type, loc, msg, input }] }`) instead of problem JSON.
+   * @param validation where the bad value was and what it was (a 422's `loc` and `input`;
+   *   without it the location is read from the field the detail starts with, in the body).
    */
-  constructor(readonly status: number, readonly detail: string, readonly validation?: { loc: (string | number)[]; input: unknown }) {
+  constructor(readonly status: number, readonly detail: string, readonly validation?: { loc: Loc; input?: unknown; type?: string }) {
     super(detail);
     this.name = 'HttpError';
   }
 }
 
-/** Writes an HttpError: problem JSON, or Airflow's validation-error shape when it names a location. */
-export function sendHttpError(res: ServerResponse, err: HttpError): void {
-  if (!err.validation) return problem(res, err.status, err.detail);
-  sendJson(res, err.status, { detail: [{ type: 'value_error', loc: err.validation.loc, msg: err.detail, input: err.validation.input }] });
+/** A 422 at a location, as FastAPI reports a value its model refuses. */
+export function invalid(loc: Loc, msg: string, input?: unknown, type = 'value_error'): HttpError {
+  return new HttpError(422, msg, { loc, input, type });
 }
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 500: 'Internal Server Error',
-};
+/** Writes an HttpError: a 422 as HTTPValidationError, anything else as HTTPExceptionResponse. */
+export function sendHttpError(res: ServerResponse, err: HttpError): void {
+  if (err.status !== 422) return sendJson(res, err.status, { detail: err.detail });
+  const field = /^([A-Za-z_][\w.]*)(\[\d+\])?: /.exec(err.detail)?.[1];
+  const loc = err.validation?.loc ?? ['body', ...(field ? [field] : [])];
+  sendJson(res, 422, { detail: [{ type: err.validation?.type ?? 'value_error', loc, msg: err.detail, input: err.validation?.input ?? null }] });
+}
 
+/** An error response outside a route (the server's own 500). */
 export function problem(res: ServerResponse, status: number, detail: string): void {
-  const body = JSON.stringify({ type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail });
-  res.writeHead(status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store' });
-  res.end(body);
+  sendJson(res, status, { detail });
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
@@ -54,6 +60,13 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
   }
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(body);
+}
+
+/** An empty answer (a delete's 204). */
+export function sendEmpty(res: ServerResponse, status = 204): undefined {
+  res.writeHead(status, { 'cache-control': 'no-store' });
+  res.end();
+  return undefined;
 }
 
 const MAX_BODY = 1 << 20;
@@ -74,13 +87,17 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'body: malformed JSON');
+  } catch (err) {
+    // FastAPI's answer to a body it cannot decode: 422 json_invalid at the error's position.
+    const at = Number(/position (\d+)/.exec((err as Error).message)?.[1] ?? text.length);
+    throw new HttpError(422, `body: malformed JSON (${(err as Error).message})`, { loc: ['body', at], input: {}, type: 'json_invalid' });
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(422, 'body: expected a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new HttpError(422, 'body: Input should be a valid dictionary or object to extract fields from', { loc: ['body'], input: value, type: 'model_attributes_type' });
+  }
   // JSON.parse reads any depth; what the engine, its stores and task threads do with it does not (rules/values.ts).
   const deep = depthProblem(value, MAX_VALUE_DEPTH, 'body');
-  if (deep) throw new HttpError(400, `body: ${deep}`);
+  if (deep) throw new HttpError(422, `body: ${deep}`, { loc: ['body'], input: null });
   return value as Record<string, unknown>;
 }
 

@@ -35,7 +35,8 @@ export class Router {
   constructor(routes: Route[]) {
     this.routes = routes.map((r) => {
       const names: string[] = [];
-      const re = new RegExp(`^${r.path.replace(/\{(\w+)\}/g, (_m, n: string) => { names.push(n); return '([^/]+)'; })}$`);
+      // `{map_index}` is a number, as Airflow types it: `…/{task_id}/dependencies` or `/links` is never a map index.
+      const re = new RegExp(`^${r.path.replace(/\{(\w+)\}/g, (_m, n: string) => { names.push(n); return n === 'map_index' ? '(-?\\d+)' : '([^/]+)'; })}$`);
       return { ...r, re, names };
     });
   }

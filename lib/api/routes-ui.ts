@@ -81,7 +81,7 @@ export async function gridData(b: ApiBackend, spec: DagSpec, limit: number) {
 /** Nodes and edges of a DAG, in the names of Airflow's structure data. */
 export function structureData(spec: DagSpec) {
   return {
-    nodes: spec.tasks.map((t) => ({ id: t.taskId, label: t.taskId.split('.').pop()!, type: 'task', operator: t.kind, groups: groupPath(t.taskId) })),
+    nodes: spec.tasks.map((t) => ({ id: t.taskId, label: t.displayName ?? t.taskId.split('.').pop()!, type: 'task', operator: t.kind, groups: groupPath(t.taskId) })),
     edges: spec.tasks.flatMap((t) => t.downstream.map((d) => ({ source_id: t.taskId, target_id: d }))),
   };
 }

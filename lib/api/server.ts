@@ -10,11 +10,7 @@ import { uiAssets } from '../ui/assets.js';
 import type { ApiBackend } from './backend.js';
 import { authenticate, HttpError, problem, readJsonBody, sendHttpError, sendJson, tokenLogin } from './http.js';
 import { Router } from './router.js';
-import { taskInstanceRoutes } from './routes-ti.js';
-import { uiRoutes } from './routes-ui.js';
-import { v2Routes } from './routes-v2.js';
-import { backfillRoutes } from './routes-backfills.js';
-import { assetRoutes } from './routes-assets.js';
+import { apiRoutes } from './routes.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -35,6 +31,9 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/** Paths answered without the token, as Airflow's spec gives them. */
+const PUBLIC_PATHS = new Set(['/api/v2/version', '/api/v2/monitor/health']);
+
 /** A random URL-safe token, as `airflow standalone` prints one at start. */
 export function newToken(): string {
   return randomBytes(18).toString('base64url');
@@ -50,7 +49,7 @@ export function newToken(): string {
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const token = opts.token ?? newToken();
   if (token.length < 8) throw new Error('--token must be at least 8 characters');
-  const router = new Router([...v2Routes(), ...taskInstanceRoutes(), ...uiRoutes(), ...backfillRoutes(), ...assetRoutes()]);
+  const router = new Router(apiRoutes());
   const b = opts.backend;
   const server = createServer((req, res) => {
     void (async () => {
@@ -70,7 +69,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
           res.end(asset.body);
           return;
         }
-        authenticate(req, token);
+        // Airflow serves these two without credentials (no `security` in its spec): probes and load balancers.
+        if (!PUBLIC_PATHS.has(url.pathname)) authenticate(req, token);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname);
         const body = req.method === 'GET' ? {} : await readJsonBody(req);
         const out = await route.handle({ b, p: params, url, body, req, res });

@@ -19,6 +19,10 @@ import { typecheckDagFiles } from './typecheck.js';
 
 /** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */
 export const SDK_ENTRY = fileURLToPath(new URL(`../sdk/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
+/** What Airflow's TypeScript SDK names resolve to inside a bundle: its Dag authoring surface on Airless (ADR 0021). */
+export const AIRFLOW_SDK_ENTRY = fileURLToPath(new URL(`../sdk/airflow-ts-sdk/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
+/** The package names of Airflow's TypeScript SDK. */
+export const AIRFLOW_SDK_NAMES: readonly string[] = ['apache-airflow-ts-sdk', '@apache-airflow/ts-sdk'];
 
 const DAG_FILE = /\.(ts|mts|js|mjs)$/;
 const NOT_DAG_FILE = /\.d\.(ts|mts)$|\.(test|spec)\.(ts|mts|js|mjs)$/;
@@ -95,6 +99,7 @@ const airlessPlugin: esbuild.Plugin = {
   name: 'airless-sdk',
   setup(b) {
     b.onResolve({ filter: /^airless$/ }, () => ({ path: SDK_ENTRY }));
+    b.onResolve({ filter: /^(apache-airflow-ts-sdk|@apache-airflow\/ts-sdk)$/ }, () => ({ path: AIRFLOW_SDK_ENTRY }));
   },
 };
 

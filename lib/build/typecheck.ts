@@ -26,10 +26,29 @@ export class TypeCheckError extends InvalidDagError {}
 const SHOWN = 20;
 
 /** The SDK's types, for a DAG folder with no tsconfig that cannot resolve `airless` itself. */
-function sdkTypesEntry(): string {
+function sdkTypesEntry(entry = 'index'): string {
   const here = fileURLToPath(import.meta.url);
-  const ts = path.join(path.dirname(here), '../sdk/index.ts');
-  return existsSync(ts) ? ts : path.join(path.dirname(here), '../sdk/index.d.ts');
+  const ts = path.join(path.dirname(here), `../sdk/${entry}.ts`);
+  return existsSync(ts) ? ts : path.join(path.dirname(here), `../sdk/${entry}.d.ts`);
+}
+
+/** Airflow's TypeScript SDK names resolve to Airless's module of that surface, as the bundler resolves them (ADR 0021). */
+const AIRFLOW_SDK_NAMES = new Set(['apache-airflow-ts-sdk', '@apache-airflow/ts-sdk']);
+
+/**
+ * Node's types for a folder with no tsconfig: its own `@types/node` (found upward), else
+ * Airless's, else none, so a folder outside any project is not refused with TS2688 for a
+ * package it never asked for.
+ */
+function nodeTypes(dir: string): { types: string[]; typeRoots?: string[] } {
+  for (const from of [path.resolve(dir), path.dirname(fileURLToPath(import.meta.url))]) {
+    for (let d = from; ; d = path.dirname(d)) {
+      const types = path.join(d, 'node_modules', '@types');
+      if (existsSync(path.join(types, 'node', 'package.json'))) return { types: ['node'], typeRoots: [types] };
+      if (path.dirname(d) === d) break;
+    }
+  }
+  return { types: [] };
 }
 
 export interface TypeCheckOptions {
@@ -97,7 +116,7 @@ export async function typecheckDagFiles(dir: string, files: readonly string[], o
   } else {
     options = {
       target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      strict: true, skipLibCheck: true, esModuleInterop: true, resolveJsonModule: true, types: ['node'],
+      strict: true, skipLibCheck: true, esModuleInterop: true, resolveJsonModule: true, ...nodeTypes(dir),
     };
   }
   options = {
@@ -114,10 +133,14 @@ export async function typecheckDagFiles(dir: string, files: readonly string[], o
   const resolveAirless = (containingFile: string) =>
     ts.resolveModuleName('airless', containingFile, options, host).resolvedModule ??
     { resolvedFileName: sdk, extension: sdk.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts, isExternalLibraryImport: false };
+  const airflowSdk = sdkTypesEntry('airflow-ts-sdk/index');
+  const airflowModule = { resolvedFileName: airflowSdk, extension: airflowSdk.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts, isExternalLibraryImport: false };
   host.resolveModuleNameLiterals = (literals, containingFile, _ref, opts2, sourceFile) =>
     literals.map((lit) => (lit.text === 'airless'
       ? { resolvedModule: resolveAirless(containingFile) }
-      : ts.resolveModuleName(lit.text, containingFile, opts2, host, undefined, undefined, ts.getModeForUsageLocation(sourceFile, lit, opts2))));
+      : AIRFLOW_SDK_NAMES.has(lit.text)
+        ? { resolvedModule: airflowModule }
+        : ts.resolveModuleName(lit.text, containingFile, opts2, host, undefined, undefined, ts.getModeForUsageLocation(sourceFile, lit, opts2))));
   const program = cache ? ts.createIncrementalProgram({ rootNames: roots, options, host }) : ts.createProgram({ rootNames: roots, options, host });
   // Only the DAG folder's own files are checked: the SDK and packages are declarations
   // (or, in this repository, sources checked by its own tsc), and checking them on every

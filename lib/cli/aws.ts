@@ -13,8 +13,9 @@ import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger }
 import { defaultCacheDir } from '../build/index.js';
 import { pushBundle } from './aws-push.js';
 import { cmdBackfillOn } from './backfill.js';
-import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';
+import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, functionLogGroups, type CliClients } from './aws-stack.js';
 import { parseJsonOption, UsageError } from './output.js';
+import { isoDate } from './options.js';
 import { runAssetsVerb } from './assets.js';
 
 export interface AwsCommandOptions {
@@ -107,9 +108,9 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
     case 'tasks':
       return cmdTasks(p, a[0], a[1], out);
     case 'logs': {
-      const logGroupName = await workerLogGroup(ctx.clients.cloudformation, ctx.stackName, ctx.outputs);
+      const groups = await functionLogGroups(ctx.clients.cloudformation, ctx.stackName, ctx.outputs);
       const tryNumber = o.try === undefined ? undefined : Number(o.try);
-      return cmdLogs(p, ctx.clients.logs, { dagId: a[0], runId: a[1], taskId: a[2], tryNumber, logGroupName }, out);
+      return cmdLogs(p, ctx.clients.logs, { dagId: a[0], runId: a[1], taskId: a[2], tryNumber, groups }, out);
     }
     case 'signal':
       return cmdSignal(p, a[0], o.payload === undefined ? undefined : parsePayload(o.payload), out);
@@ -152,11 +153,14 @@ async function runTimerPump(ctx: StackContext, environment: Record<string, strin
   return 0;
 }
 
+/** As the option parser reads it (a date-time without a zone is UTC), not as `Date.parse` (local time). */
 function parseLogicalDate(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const ms = Date.parse(text);
-  if (!Number.isFinite(ms)) throw new UsageError(`--logical-date must be an ISO date, got ${text}`);
-  return ms;
+  try {
+    return isoDate(text);
+  } catch (e) {
+    throw new UsageError(`--logical-date ${(e as Error).message}, got ${JSON.stringify(text)}`);
+  }
 }
 
 function parsePayload(text: string): unknown {

@@ -27,13 +27,10 @@ export default dag('example', {
     ctx.log.info(\`extracting rows for \${ctx.ds}\`);
     return { rows: 21 };
   });
-  const transform = task('transform', async (ctx) => {
-    const { rows } = await ctx.xcom.pull<{ rows: number }>('extract');
-    return rows * Number(ctx.params.multiplier);
-  });
-  const load = task('load', async (ctx) => \`loaded \${await ctx.xcom.pull<number>('transform')} rows\`);
-  extract.before(transform);
-  transform.before(load);
+  // A task's second parameter is its inputs; calling a task with them wires the edges.
+  const transform = task('transform', async (ctx, { rows }: { rows: number }) => rows * Number(ctx.params.multiplier));
+  const load = task('load', async (_ctx, { total }: { total: number }) => \`loaded \${total} rows\`);
+  load({ total: transform({ rows: extract().rows }) });
 });
 `;
 
@@ -93,6 +90,11 @@ const TSCONFIG = {
     esModuleInterop: true, skipLibCheck: true, resolveJsonModule: true, noEmit: true, types: ['node'],
     // DAGs, tests and the CDK app run on Node: without the DOM's declarations a check parses 40 % less.
     lib: ['ES2022'],
+    // DAG files written against Airflow's TypeScript SDK: its surface, as airless build resolves it.
+    paths: {
+      'apache-airflow-ts-sdk': ['./node_modules/airless/dist/lib/sdk/airflow-ts-sdk/index.d.ts'],
+      '@apache-airflow/ts-sdk': ['./node_modules/airless/dist/lib/sdk/airflow-ts-sdk/index.d.ts'],
+    },
   },
   include: ['dags', 'test', 'infra'],
 };

@@ -1,22 +1,16 @@
 /**
- * CLI commands on the embedded runtime: build, dags list, tasks test, a local signal,
+ * CLI commands on the embedded runtime: build, dags list, a local signal (tasks test is in tasks-test.ts),
  * and what `run` and `dev` share (the type-checked local build, the terminal log, a
  * DynamoDB store on any endpoint).
  */
 import path from 'node:path';
-import { VirtualClock } from '../adapters/memory/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { buildBundle, buildToLocalVersion, bundleVersion, LocalBundleSource } from '../build/index.js';
 import { defaultCacheDir } from '../build/index.js';
 import { NotFoundError } from '../engine/index.js';
 import type { DagSpec, Manifest, TaskInstance } from '../engine/index.js';
 import { DEFAULT_CONFIG, type Store } from '../engine/index.js';
-import { taskSpec } from '../engine/index.js';
-import { runBody } from '../engine/index.js';
-import { pokeOnce } from '../engine/index.js';
-import { builtinSensors } from '../sensors/index.js';
-import { EmbeddedRuntime } from '../runtime/embedded.js';
-import { nextTick } from '../engine/index.js';
+import { nextTick, onceTick } from '../engine/index.js';
 import { table, timestamp, XCOM_TEXT_MAX } from './output.js';
 import { displayText } from '../adapters/xcom-display.js';
 import { describeCondition } from '../engine/index.js';
@@ -66,12 +60,14 @@ export async function cmdBuild(dir: string, o: { out?: string; typecheck?: boole
 export function scheduleText(d: DagSpec): string {
   if (d.assetSchedule) return `assets: ${describeCondition(d.assetSchedule)}`;
   if (!d.schedule) return 'manual';
+  if (d.schedule.kind === 'once') return '@once';
   return d.schedule.kind === 'cron' ? `${d.schedule.expr} (${d.schedule.timezone})` : `every ${d.schedule.everyMs / 1000}s`;
 }
 
 /** When a DAG's next scheduled run fires after `now` (within its start and end dates), or undefined. */
 export function nextRunAt(d: DagSpec, now: number): number | undefined {
   if (!d.schedule) return undefined;
+  if (d.schedule.kind === 'once') return onceTick(d, now);
   const start = d.startDate ? Date.parse(d.startDate) : undefined;
   const after = start !== undefined && start > now ? start - 1 : now;
   const next = nextTick(d.schedule, after, start ?? 0);
@@ -94,43 +90,6 @@ export async function cmdDagsList(dir: string, o: { json: boolean; typecheck?: b
   const text = rows.map((r) => [r.dagId, r.schedule, r.nextRun ? timestamp(Date.parse(r.nextRun)).slice(0, 16) + 'Z' : '-', r.paused ? 'paused' : 'active', String(r.tasks), r.file]);
   process.stdout.write(`${table(text, ['dag', 'schedule', 'next run', 'state', 'tasks', 'file'])}\n`);
   return 0;
-}
-
-/** `airless tasks test`: runs one task in process, ignoring dependencies and storing nothing, like `airflow tasks test`. */
-export async function cmdTasksTest(dir: string, dagId: string, taskId: string, f: { conf?: Record<string, unknown>; logicalDate?: number; typecheck?: boolean }): Promise<number> {
-  const { version, manifest, bundles } = await build(dir, f.typecheck ?? true);
-  const spec = manifest.dags.find((d) => d.dagId === dagId);
-  if (!spec) throw new NotFoundError(`unknown dag ${dagId} (dags: ${manifest.dags.map((d) => d.dagId).join(', ')})`);
-  const t = taskSpec(spec, taskId);
-  const clock = new VirtualClock(Date.now());
-  const rt = new EmbeddedRuntime({ bundles, clock, schedules: false, sensors: builtinSensors(), log: terminalLog(false) });
-  await rt.register(version);
-  await rt.ports.store.updateDag(dagId, { paused: true });
-  const run = await rt.trigger(dagId, { conf: f.conf, logicalDate: f.logicalDate });
-  const rc = { run, spec };
-  const ti: TaskInstance = { dagId, runId: run.runId, taskId, state: 'running', tryNumber: 1, upstream: {}, owner: 'tasks-test', startedAt: clock.now() };
-  const bundle = await bundles.load(version);
-  const outcome = t.kind === 'sensor'
-    ? await pokeOnce(rt.ports, rc, t, ti, bundle)
-    : await runBody(rt.ports, rc, t, ti, (ctx) => {
-        const fn = bundle.taskMethod(dagId, taskId, 'execute');
-        if (!fn) throw new NotFoundError(`task ${taskId} has no execute method`);
-        return fn(ctx);
-      });
-  switch (outcome.kind) {
-    case 'success':
-      process.stdout.write(`${dagId}.${taskId} succeeded${outcome.value !== undefined ? `, returned ${displayText(outcome.value, XCOM_TEXT_MAX).text}` : ''}\n`);
-      return 0;
-    case 'skipped':
-      process.stdout.write(`${dagId}.${taskId} skipped${outcome.reason ? `: ${outcome.reason}` : ''}\n`);
-      return 0;
-    case 'deferred':
-      process.stdout.write(`${dagId}.${taskId} deferred: would resume ${outcome.request.resume ?? 'execute'} on ${JSON.stringify(outcome.request.trigger)}\n`);
-      return 0;
-    case 'failed':
-      process.stdout.write(`${dagId}.${taskId} failed: ${outcome.error}\n`);
-      return 1;
-  }
 }
 
 /** A DynamoDB store on any endpoint (DynamoDB Local, LocalStack), creating missing tables. */

@@ -51,7 +51,7 @@ export async function cmdRehearse(o: RehearseOptions): Promise<number> {
     }
     for (const [key, n] of counts) log(`AccessDenied (${n}x): ${key}`);
     if (o.json) {
-      out(JSON.stringify({ scenarios: summary.scenarios.map(({ name, ok: k, seconds }) => ({ name, ok: k, seconds })), accessDenied: summary.accessDenied, awsCalls: summary.awsCalls, unusedGrants: summary.unusedGrants, allowListedGrants: summary.allowListedGrants }));
+      out(JSON.stringify({ scenarios: summary.scenarios.map(({ name, ok: k, seconds, error }) => ({ name, ok: k, seconds, ...(error ? { error } : {}) })), accessDenied: summary.accessDenied, awsCalls: summary.awsCalls, unusedGrants: summary.unusedGrants, allowListedGrants: summary.allowListedGrants }));
     } else {
       for (const s of summary.scenarios) out(`${s.ok ? 'ok  ' : 'FAIL'}  ${s.name}  ${s.seconds} s${s.error ? `  ${s.error}` : ''}`);
       out(`${summary.awsCalls} AWS calls authorized, ${summary.accessDenied} denied, ${summary.unusedGrants.length} unused grants`);

@@ -8,7 +8,7 @@ import type { StateEvent } from '../adapters/memory/observe.js';
 import { NotFoundError } from '../engine/index.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 import type { Store } from '../engine/index.js';
-import { isRunTerminal } from '../engine/index.js';
+import { baseTaskId, isInstanceId, isRunTerminal } from '../engine/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { sendRunSignal } from '../runtime/signals.js';
 import { builtinSensors } from '../sensors/index.js';
@@ -39,6 +39,33 @@ export interface RunOptions {
   follow?: boolean;
   /** Operators' jobs simulated (they succeed a minute after they start) instead of started on AWS. */
   mockOperators?: boolean;
+}
+
+/** At most this many failure lines under --quiet (then a count of the rest). */
+const MAX_FAILURE_LINES = 20;
+
+/**
+ * The failures of runs that did not succeed, one line per failed task (a mapped task's
+ * failed instances on its own line, counted), or the run's own reason when no task failed.
+ *
+ * @example
+ * failureLines(results); // ['airless: run etl r1 failed: task load (try 2): connection refused']
+ */
+export function failureLines(results: readonly RunResult[]): string[] {
+  const lines: string[] = [];
+  for (const r of results) {
+    if (r.run.state === 'success') continue;
+    const head = `airless: run ${r.run.dagId} ${r.run.runId} ${r.run.state === 'failed' ? 'failed' : `stopped (${r.outcome})`}`;
+    const failed = r.tasks.filter((t) => t.state === 'failed' && !isInstanceId(t.taskId));
+    for (const t of failed) {
+      const instances = r.tasks.filter((i) => i.state === 'failed' && isInstanceId(i.taskId) && baseTaskId(i.taskId) === t.taskId);
+      const why = t.error ?? instances.find((i) => i.error)?.error ?? 'no error recorded';
+      const mapped = instances.length > 0 ? `, ${instances.length} mapped instance(s) failed, first ${instances[0]!.taskId}` : '';
+      lines.push(`${head}: task ${t.taskId} (try ${t.tryNumber}${mapped}): ${why}`);
+    }
+    if (failed.length === 0) lines.push(`${head}: ${r.run.error ?? (r.run.state === 'failed' ? 'no task failed' : 'nothing left to run or wait for')}`);
+  }
+  return lines.length > MAX_FAILURE_LINES ? [...lines.slice(0, MAX_FAILURE_LINES), `airless: and ${lines.length - MAX_FAILURE_LINES} more failure line(s)`] : lines;
 }
 
 /** Opens the store the options ask for; `close` stops what was started for it. */
@@ -162,6 +189,8 @@ async function runAll(
     const tasks = results.reduce((n, r) => n + r.tasks.length, 0);
     process.stdout.write(`${results.length} runs, ${tasks} task instances in ${wallMs} ms of wall time: ${Math.round(tasks / Math.max(wallMs / 1000, 0.001))} tasks/s (${results.filter((r) => r.run.state === 'success').length} succeeded)\n`);
   }
+  // Quiet is quiet on success only: a failure is always said, one line per failed task.
+  if (o.quiet && !o.json) for (const l of failureLines(results)) process.stderr.write(`${l}\n`);
   if (o.json) {
     document(`${JSON.stringify(results.length === 1 ? runJson(results[0]) : { runs: results.map(runJson), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
   }

@@ -9,6 +9,7 @@ import type { ApiBackend } from '../api/backend.js';
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { MemoryTaskLogs, type LogEntry, type TaskLogReader } from '../api/task-logs.js';
 import type { Ports } from '../engine/index.js';
+import { connectionStore, variableStore } from './api-secrets.js';
 import { UsageError } from './output.js';
 
 export interface UiFlags {
@@ -55,7 +56,7 @@ export async function attachUi(
       timestamp: new Date(rt.clock.now()).toISOString(), level: 'info', event: `state ${e.from ? `${e.from} -> ` : ''}${e.ti.state}`,
     });
   });
-  const backend: ApiBackend = { ports: rt.ports, logs, name: opts.name ?? 'local' };
+  const backend: ApiBackend = { ports: rt.ports, logs, name: opts.name ?? 'local', variables: await variableStore({}, opts.env ?? process.env), connections: await connectionStore({}, opts.env ?? process.env) };
   const api = await startApiServer({ backend, ...serverOptions(f, opts.env ?? process.env), onError: (err) => process.stderr.write(`api error: ${String((err as Error)?.stack ?? err)}\n`) });
   announce(api, 'airless dev', opts.out ?? ((s) => void process.stdout.write(s)));
   return api;
@@ -94,7 +95,7 @@ export async function startStackUi(f: UiFlags & { stack?: string }, env: Record<
   const { DEFAULT_STACK } = await import('./aws-stack.js');
   const options = serverOptions(f, env);
   const ctx = await openStack(f.stack ?? DEFAULT_STACK, env);
-  const backend: ApiBackend = { ports: ctx.ports, logs: cloudWatchLogs(ctx), name: `stack ${ctx.stackName}` };
+  const backend: ApiBackend = { ports: ctx.ports, logs: cloudWatchLogs(ctx), name: `stack ${ctx.stackName}`, variables: await variableStore({ stack: ctx.stackName }, env), connections: await connectionStore({ stack: ctx.stackName }, env) };
   const api = await startApiServer({ backend, ...options, onError: (err) => process.stderr.write(`api error: ${String((err as Error)?.stack ?? err)}\n`) });
   announce(api, `airless ui --stack ${ctx.stackName}`, out);
   return api;

@@ -51,9 +51,11 @@ export interface TaskContext<P extends Record<string, unknown> = Record<string, 
   dagId: string;
   runId: string;
   taskId: string;
-  /** A mapped instance's index (0..n-1), as Airflow's `map_index`; undefined for a task that is not mapped. */
-  mapIndex?: number;
+  /** A mapped instance's index (0..n-1); -1 for a task that is not mapped, as Airflow's `map_index`. */
+  mapIndex: number;
   tryNumber: number;
+  /** How the run was created, as Airflow's `run_type`: 'manual', 'scheduled', 'backfill'... */
+  runType: string;
   /** Logical date as an ISO string (UTC). */
   logicalDate: string;
   dataIntervalStart: string;

@@ -104,6 +104,7 @@ export function runTemplateVars(run: DagRun, spec: Pick<DagSpec, 'params'>, task
     dataIntervalEnd: rc.run.dataIntervalEnd,
     params: { ...rc.spec.params, ...rc.run.conf },
     conf: rc.run.conf,
+    runType: rc.run.runType,
   });
 }
 

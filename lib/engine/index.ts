@@ -14,6 +14,7 @@ export { reconcile, type ReconcileReport } from './reconcile.js';
 export { pokeShard, type PokeReport } from './poke.js';
 export { sendSignal } from './waiting.js';
 export { sensorHash, VIRTUAL_SHARDS } from './sensor-start.js';
+export { SENSOR_WAITS_LINE } from './sensor-start.js';
 export {
   clearTasks,
   createRun,
@@ -37,6 +38,9 @@ export { renderDeep, renderTemplate, templateVars } from './template.js';
 export { runBody } from './worker.js';
 export { pokeOnce } from './poke.js';
 export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js';
+export { onceTick } from './timetable.js';
+export { ParamValidationError, runParamsProblem, valueProblem } from './rules/params.js';
+export { isLatestRun } from './rules/latest-only.js';
 export { recoveryDueAt } from './recover.js';
 export { parseDuration } from './duration.js';
 export { idProblem } from './validate.js';
@@ -46,6 +50,7 @@ export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type
 export type * from './mapping-store.js';
 export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';
 export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './secrets-mask.js';
+export { elementAt, mapLength, namedSources } from './mapping-ids.js';
 export { envKey } from './secrets.js';
 export { instanceValue } from './mapping-values.js';
 export * from './model/backfill.js';
@@ -71,3 +76,4 @@ export { checkEventWait, eventKeys, eventProblem, MAX_CANDIDATES, patternKey, wa
 export { matchesPattern, validatePattern } from './rules/event-pattern.js';
 export { nextJobCheckAt } from './flow/job-safety-net.js';
 export { jobName, WAIT_FOR_EVENT } from './flow/operators.js';
+export { markRun, RUN_MARK_STATES, setRunNote, setTaskNote, type RunMarkState } from './flow/mark-run.js';

@@ -4,9 +4,13 @@
  * Times are epoch milliseconds in records and ISO-8601 strings in manifests; the one
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
+import type { BuiltinSpec, ParamSchema } from './model/authoring.js';
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { AssetCondition, AssetSpec } from './model/assets.js';
 import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
+import type { InputSource, MapExpand } from './model/inputs.js';
+export type * from './model/inputs.js';
+export { KWARGS_ELEMENT } from './model/inputs.js';
 
 export const TRIGGER_RULES = [
   'all_success',
@@ -29,6 +33,8 @@ export type TriggerRule = (typeof TRIGGER_RULES)[number];
 export type ScheduleSpec =
   | { kind: 'cron'; expr: string; timezone: string }
   | { kind: 'rate'; everyMs: number }
+  /** `@once` (Airflow's OnceTimetable): one run, at startDate or as soon as the DAG is registered. */
+  | { kind: 'once' }
   | null;
 
 export interface RetryPolicy {
@@ -88,6 +94,10 @@ export interface TaskSpec extends RetryPolicy {
   dependsOnPast?: true;
   /** Dynamic task mapping (`.expand(...)`): one instance per element; see mapping-ids.ts. */
   expand?: MapExpand;
+  /** Typed TaskFlow: the task's inputs by name, resolved before each try (flow/inputs.ts). */
+  inputs?: Record<string, InputSource>;
+  /** Keys of the returned object that tasks read (`e.rows`): each also stored as its own XCom. */
+  outputKeys?: string[];
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
@@ -96,6 +106,12 @@ export interface TaskSpec extends RetryPolicy {
   inlets?: string[];
   /** An operator task (`ecsRunTask(...)`, `waitForEvent(...)`): submits a job and waits for its end event (model/events.ts). */
   operator?: OperatorSpec;
+  /** A task the engine runs itself (latestOnly): no code in the bundle (rules/latest-only.ts). */
+  builtin?: BuiltinSpec;
+  /** Shown instead of the id in the UI and API (Airflow's task_display_name). */
+  displayName?: string;
+  /** Markdown documentation (Airflow's doc_md). */
+  doc?: string;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -110,11 +126,6 @@ export interface TeardownSpec {
   setups: string[];
   onFailureFailDagrun: boolean;
 }
-
-/** Where a mapped task's elements come from (mapping-ids.ts). */
-export type MapSource = { values: unknown[] } | { task: string };
-/** One source (`expand(list)`), or named sources whose cross product is mapped (`expand({ x, y })`). */
-export type MapExpand = { source: MapSource } | { product: Record<string, MapSource> };
 
 /** A built-in notifier (`notify.sns`, `notify.webhook`) used as a callback; string leaves are templates. */
 export type NotifierSpec =
@@ -153,6 +164,12 @@ export interface DagSpec {
   assetSchedule?: AssetCondition;
   /** Every asset the DAG names (schedule, outlets, inlets), each once. */
   assets?: AssetSpec[];
+  /** JSON Schemas of params declared with `param(default, schema)`; a param without a default is absent from `params`. */
+  paramSchemas?: Record<string, ParamSchema>;
+  /** Shown instead of the id in the UI and API (Airflow's dag_display_name). */
+  displayName?: string;
+  /** Markdown documentation (Airflow's doc_md). */
+  doc?: string;
 }
 
 export interface Manifest {
@@ -210,6 +227,8 @@ export interface DagRun {
   backfillId?: number;
   /** An asset-triggered run: the refs of the asset events it consumed, by asset URI (flow/assets.ts). */
   assetEvents?: Record<string, string[]>;
+  /** An operator's note on the run (Airflow's run note; flow/mark-run.ts). */
+  note?: string;
 }
 
 export interface TaskKey {
@@ -274,6 +293,8 @@ export interface TaskInstance extends TaskKey {
   /** Mapped parent: number of instances, and how many were created so far (the expansion's cursor). */
   mapLength?: number;
   mapCursor?: number;
+  /** An operator's note on the task instance (Airflow's task instance note; flow/mark-run.ts). */
+  note?: string;
 }
 
 export type TriggerKind = 'sensor' | 'event';
@@ -319,6 +340,8 @@ export interface SignalRecord {
 export interface XcomKey extends TaskKey {
   key: string;
 }
+
+export type * from './model/authoring.js';
 
 export function taskKeyString(k: TaskKey): string {
   return `${k.dagId}/${k.runId}/${k.taskId}`;

@@ -14,13 +14,14 @@ import { clearInstances, instancesToClear, queueCleared } from './mapping-clear.
 import type { DagRecord, DagRun, DagSpec, Manifest, RunType } from './model.js';
 import type { Cas, Ports } from './ports.js';
 import { isRunTerminal, isTerminal } from './states.js';
-import { dataInterval, dueTicks } from './timetable.js';
+import { armOnce, dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
 import { assertRunId } from './rules/ids.js';
 import { depthProblem } from './rules/values.js';
 import { registerAssets, requestAssetEvaluation } from './flow/asset-registry.js';
 import { clearWaitFields, clearsWait } from './flow/event-wait.js';
+import { checkRunParams } from './rules/params.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -79,6 +80,7 @@ export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions =
   if (deep) throw new InvalidInputError(`conf is ${deep}: a run's conf is handed to every task`);
   const dag = await p.store.getDag(dagId);
   if (!dag) throw new NotFoundError(`unknown dag ${dagId}`);
+  checkRunParams(dag.spec, opts.conf);
   const r = await createRun(p, dag, { ...opts, runType: opts.runType ?? 'manual' });
   if (!r.ok) throw new InvalidInputError(`run ${opts.runId ?? ''} of dag ${dagId} exists already`);
   return (await p.store.getRun(dagId, r.item.runId)) ?? r.item;
@@ -101,7 +103,8 @@ export async function scheduleDag(p: Ports, dagId: string, maxRuns = 100): Promi
   }
   const next = ticks.length < due.ticks.length ? due.ticks[ticks.length] : due.nextTickAt;
   if (next !== dag.nextTickAt) {
-    const r = await p.store.updateDag(dagId, { nextTickAt: next }, dag.nextTickAt ?? null);
+    // No next tick empties the field (an `@once` DAG that fired: timetable.ts onceTick).
+    const r = await p.store.updateDag(dagId, { nextTickAt: next ?? null }, dag.nextTickAt ?? null);
     if (!r.ok) p.metrics.count('LostRaces');
   }
   return next;
@@ -122,12 +125,12 @@ export async function registerManifest(
     const prev = existing.get(spec.dagId);
     existing.delete(spec.dagId);
     if (!prev) {
-      await p.store.putDag({ dagId: spec.dagId, bundleVersion: version, spec, paused: spec.pausedOnCreation, updatedAt: now });
+      await p.store.putDag({ dagId: spec.dagId, bundleVersion: version, spec, paused: spec.pausedOnCreation, updatedAt: now, ...armOnce(spec, now) });
       out.added.push(spec.dagId);
     } else if (prev.bundleVersion !== version) {
       const patch = { bundleVersion: version, spec, updatedAt: now };
       // A changed schedule starts afresh from its own start date and catch-up rule.
-      await p.store.updateDag(spec.dagId, scheduleChanged(prev.spec, spec) ? { ...patch, nextTickAt: null } : patch);
+      await p.store.updateDag(spec.dagId, scheduleChanged(prev.spec, spec) ? { ...patch, nextTickAt: null, ...armOnce(spec, now) } : patch);
       out.updated.push(spec.dagId);
     }
   }

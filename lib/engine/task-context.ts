@@ -45,8 +45,9 @@ export class RunningTaskContext implements TaskContext {
   readonly dagId: string;
   readonly runId: string;
   readonly taskId: string;
-  readonly mapIndex?: number;
+  readonly mapIndex: number;
   readonly tryNumber: number;
+  readonly runType: string;
   readonly logicalDate: string;
   readonly dataIntervalStart: string;
   readonly dataIntervalEnd: string;
@@ -66,8 +67,10 @@ export class RunningTaskContext implements TaskContext {
     this.dagId = ti.dagId;
     this.runId = ti.runId;
     this.taskId = baseTaskId(ti.taskId);
-    if (ti.mapIndex !== undefined) this.mapIndex = ti.mapIndex;
+    // Airflow's map_index: -1 when the task is not mapped (never undefined: `ctx.mapIndex * 2` type-checks).
+    this.mapIndex = ti.mapIndex ?? -1;
     this.tryNumber = ti.tryNumber;
+    this.runType = rc.run.runType;
     this.logicalDate = iso(rc.run.logicalDate);
     this.dataIntervalStart = iso(rc.run.dataIntervalStart);
     this.dataIntervalEnd = iso(rc.run.dataIntervalEnd);

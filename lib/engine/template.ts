@@ -1,8 +1,10 @@
 /**
  * `{{ ds }}`-style templates for task arguments and sensor poke contexts. A small, closed
- * language on purpose: variables and dotted paths, no expressions, no filters.
+ * language on purpose: variables and dotted paths, no expressions, no filters; the date
+ * macros ds_add and ds_format are the one kind of call (rules/macros.ts).
  */
 import { InvalidInputError } from './errors.js';
+import { macroCall } from './rules/macros.js';
 
 /** Variables available in templates (Airflow names). */
 export interface TemplateVars {
@@ -25,6 +27,10 @@ export interface TemplateVars {
   run_id: string;
   dag_id: string;
   task_id: string;
+  /** `manual`, `scheduled`, `backfill`... (absent where the run is not known). */
+  run_type?: string;
+  /** `dag_id__task_id__ds_nodash`, as Airflow. */
+  task_instance_key_str: string;
   params: Record<string, unknown>;
   conf: Record<string, unknown>;
   /** `{{ var.value.key }}`, `{{ var.json.key.path }}`: present when resolved first (secrets.ts). */
@@ -64,6 +70,8 @@ function lookup(path: string, vars: TemplateVars, template: string): unknown {
 export function renderTemplate(str: string, vars: TemplateVars): string {
   if (!str.includes('{{')) return str;
   return str.replace(EXPR, (_m, path: string) => {
+    const call = macroCall(path, (arg) => lookup(arg, vars, str), str);
+    if (call !== undefined) return call;
     const v = lookup(path, vars, str);
     if (v === undefined || v === null) return '';
     return typeof v === 'object' ? JSON.stringify(v) : String(v);
@@ -97,6 +105,7 @@ export interface TemplateInput {
   dataIntervalEnd: number | string;
   params?: Record<string, unknown>;
   conf?: Record<string, unknown>;
+  runType?: string;
 }
 
 function iso(value: number | string, name: string): string {
@@ -143,6 +152,8 @@ export function templateVars(input: TemplateInput): TemplateVars {
     run_id: input.runId,
     dag_id: input.dagId,
     task_id: input.taskId,
+    ...(input.runType !== undefined ? { run_type: input.runType } : {}),
+    task_instance_key_str: `${input.dagId}__${input.taskId}__${ds.replaceAll('-', '')}`,
     params: { ...(input.params ?? {}), ...conf },
     conf,
   };

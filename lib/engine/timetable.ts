@@ -22,7 +22,7 @@ import { Cron } from 'croner';
 import { InvalidInputError } from './errors.js';
 import type { ScheduleSpec } from './model.js';
 
-/** Presets, as in Airflow; `@once` and `@continuous` are not supported. */
+/** Presets, as in Airflow; `@once` is its own kind ({@link dueTicks}); `@continuous` is not supported. */
 export const SCHEDULE_PRESETS: Readonly<Record<string, string>> = {
   '@hourly': '0 * * * *',
   '@daily': '0 0 * * *',
@@ -90,11 +90,12 @@ export function parseSchedule(schedule: string | null | undefined, timezone: str
     throw new InvalidInputError(`invalid schedule ${JSON.stringify(schedule)}: expected a cron string, a preset, rate(...) or null`);
   }
   const text = schedule.trim();
+  if (text === '@once') return { kind: 'once' };
   if (text.startsWith('@')) {
     const expr = SCHEDULE_PRESETS[text];
     if (!expr) {
-      const hint = text === '@once' || text === '@continuous' ? ` (${text} is not supported: use schedule null and trigger runs)` : '';
-      throw new InvalidInputError(`invalid schedule "${schedule}"${hint}: presets are ${Object.keys(SCHEDULE_PRESETS).join(', ')}`);
+      const hint = text === '@continuous' ? ' (@continuous is not supported: use schedule null and trigger runs)' : '';
+      throw new InvalidInputError(`invalid schedule "${schedule}"${hint}: presets are @once, ${Object.keys(SCHEDULE_PRESETS).join(', ')}`);
     }
     return { kind: 'cron', expr, timezone };
   }
@@ -136,7 +137,8 @@ function parseCronExpr(text: string, timezone: string, original: string): string
  * nextTick({ kind: 'rate', everyMs: 60_000 }, 90_000); // 120_000
  */
 export function nextTick(spec: ScheduleSpec, afterMs: number, anchorMs = 0): number | undefined {
-  if (!spec) return undefined;
+  // `@once` has no recurring ticks: dueTicks places its one run.
+  if (!spec || spec.kind === 'once') return undefined;
   if (spec.kind === 'rate') {
     if (afterMs < anchorMs) return anchorMs;
     return anchorMs + (Math.floor((afterMs - anchorMs) / spec.everyMs) + 1) * spec.everyMs;
@@ -151,7 +153,7 @@ export function nextTick(spec: ScheduleSpec, afterMs: number, anchorMs = 0): num
  * prevTick({ kind: 'cron', expr: '0 * * * *', timezone: 'UTC' }, Date.parse('2026-01-01T10:30:00Z')); // 10:00Z
  */
 export function prevTick(spec: ScheduleSpec, atOrBeforeMs: number, anchorMs = 0): number | undefined {
-  if (!spec) return undefined;
+  if (!spec || spec.kind === 'once') return undefined;
   if (spec.kind === 'rate') {
     if (atOrBeforeMs < anchorMs) return undefined;
     return anchorMs + Math.floor((atOrBeforeMs - anchorMs) / spec.everyMs) * spec.everyMs;
@@ -173,7 +175,7 @@ export function prevTick(spec: ScheduleSpec, atOrBeforeMs: number, anchorMs = 0)
  * dataInterval({ kind: 'rate', everyMs: 3_600_000 }, 7_200_000, true); // { start: 3_600_000, end: 7_200_000 }
  */
 export function dataInterval(spec: ScheduleSpec, tickMs: number, createDataIntervals = false): { start: number; end: number } {
-  if (!spec || !createDataIntervals) return { start: tickMs, end: tickMs };
+  if (!spec || !createDataIntervals || spec.kind === 'once') return { start: tickMs, end: tickMs };
   if (spec.kind === 'rate') return { start: tickMs - spec.everyMs, end: tickMs };
   return { start: prevTick(spec, tickMs - 1) ?? tickMs, end: tickMs };
 }
@@ -234,6 +236,7 @@ export function dueTicks(
 ): { ticks: number[]; nextTickAt?: number } {
   const spec = dag.schedule;
   if (!spec) return { ticks: [] };
+  if (spec.kind === 'once') return onceDue(opts);
   const startDate = dag.startDate === undefined ? undefined : Date.parse(dag.startDate);
   const end = dag.endDate === undefined ? undefined : Date.parse(dag.endDate);
   const anchor = startDate ?? 0;
@@ -256,6 +259,38 @@ export function dueTicks(
   const next = nextTick(spec, after, anchor);
   const nextTickAt = next !== undefined && (end === undefined || next <= end) ? next : undefined;
   return nextTickAt === undefined ? { ticks } : { ticks, nextTickAt };
+}
+
+/**
+ * The tick of an `@once` DAG's one run (Airflow's OnceTimetable): its startDate, or `now`
+ * (when the DAG is registered) without one; undefined when that lies past its endDate.
+ * Registration stores it as the DAG's `nextTickAt`; {@link dueTicks} fires it once and
+ * then leaves `nextTickAt` empty, which for `@once` means done, whatever catchup says.
+ *
+ * @example
+ * onceTick({ schedule: { kind: 'once' }, startDate: '2026-01-01T00:00:00Z', catchup: false }, now); // Jan 1 00:00Z
+ */
+export function onceTick(dag: DueTicksDag, now: number): number | undefined {
+  if (dag.schedule?.kind !== 'once') return undefined;
+  const at = dag.startDate === undefined ? now : Date.parse(dag.startDate);
+  return dag.endDate !== undefined && at > Date.parse(dag.endDate) ? undefined : at;
+}
+
+/**
+ * The DAG record fields that arm an `@once` DAG at registration (nothing for other schedules).
+ *
+ * @example
+ * putDag({ ...record, ...armOnce(spec, now) });
+ */
+export function armOnce(dag: DueTicksDag, now: number): { nextTickAt?: number } {
+  const at = onceTick(dag, now);
+  return at === undefined ? {} : { nextTickAt: at };
+}
+
+function onceDue(opts: { nextTickAt?: number; now: number }): { ticks: number[]; nextTickAt?: number } {
+  const at = opts.nextTickAt;
+  if (at === undefined) return { ticks: [] };
+  return at <= opts.now ? { ticks: [at] } : { ticks: [], nextTickAt: at };
 }
 
 /**

@@ -19,10 +19,11 @@ import { isInstanceId } from './mapping-ids.js';
 import { redactDeep, redact } from './secrets-mask.js';
 import { armOutlets, emitOutlets } from './flow/asset-outlets.js';
 import type { OutletExtras } from './flow/asset-context.js';
+import { storeOutputKeys } from './flow/inputs.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[]; outlets?: OutletExtras }
-  | { kind: 'skipped'; reason?: string }
+  | { kind: 'skipped'; reason?: string; /** The try never ran task code (an empty expansion): its try number goes back. */ untried?: boolean }
   | { kind: 'deferred'; request: DeferRequest }
   | { kind: 'failed'; error: string; noRetry?: boolean };
 
@@ -81,8 +82,13 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
   }
-  // Masked once, for both places a return value is kept: a mapped instance's item and XCom.
+  // Masked once, for every place a return value is kept: output keys, a mapped instance's item and XCom.
   const value = outcome.kind === 'success' ? redactDeep(outcome.value) : undefined;
+  if (outcome.kind === 'success' && t.outputKeys) {
+    // Typed TaskFlow: the keys of the value other tasks read, each its own XCom (flow/inputs.ts).
+    const refused = await storeOutputKeys(p, rc, t, ti, value);
+    if (refused) return failTry(p, rc, t, ti, refused.error, refused.noRetry);
+  }
   const mapped = mapValueField(ti, outcome.kind === 'success', value);
   if (outcome.kind === 'success' && value !== undefined && valueGoesToXcom(mapped)) {
     try {
@@ -94,7 +100,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
   if (outcome.kind === 'success') await armOutlets(p, t, ti, outcome.outlets);
-  const r = await transition(p, rc, ti, state, { error: null, ...mapped });
+  const r = await transition(p, rc, ti, state, { error: null, ...mapped }, outcome.kind === 'skipped' && outcome.untried ? { untried: true } : {});
   if (!r.ok) return false;
   if (outcome.kind === 'success') await emitOutlets(p, t, r.item, outcome.outlets);
   await wakeLimits(p, rc, ti);

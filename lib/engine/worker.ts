@@ -26,11 +26,12 @@ import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
 import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
-import { mapItemOf } from './mapping-values.js';
+import { taskArgument } from './flow/inputs.js';
 import { runExecuteCallback } from './callbacks-run.js';
 import { loadTriggeringEvents } from './flow/asset-context.js';
 import { outletsProblem } from './flow/asset-outlets.js';
 import { runOperatorTry } from './flow/operators.js';
+import { builtinBody } from './rules/latest-only.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -75,6 +76,7 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
 }
 
 async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<Outcome> {
+  if (t.builtin) return runBody(p, rc, t, ti, builtinBody(rc.spec, t, rc.run, p.clock.now()));
   let bundle: LoadedBundle;
   try {
     bundle = await p.bundles.load(rc.run.bundleVersion);
@@ -96,6 +98,9 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   }
   if (method === 'execute') await runExecuteCallback(p, rc, t, ti);
   await loadTriggeringEvents(p, rc);
+  // Typed inputs and mapped elements (flow/inputs.ts); input data that cannot be read would fail again: no retry.
+  const input = ti.nextMethod ? undefined : await taskArgument(p, rc, t, ti);
+  if (input && !input.ok) return { kind: 'failed', error: input.error, noRetry: true };
   const arg: ResumeInput | unknown = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},
@@ -106,7 +111,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
           reason: 'trigger',
         },
       }
-    : ti.mapIndex !== undefined ? await mapItemOf(p, ti) : undefined;
+    : input?.value;
   return runBody(p, rc, t, ti, (ctx) => fn(ctx, arg));
 }
 

@@ -43,6 +43,8 @@ export class AirlessStack extends Stack {
     output('SchedulerRoleArn', a.schedules.targetRole.roleArn, 'Role EventBridge Scheduler uses to send to the ready queue');
     output('SchedulerDeadLetterQueueArn', a.readyQueue.schedulerDeadLetterQueue.queueArn, 'Undeliverable schedules (ARN)');
     output('WorkerLogGroupName', a.functions.logGroups.worker.logGroupName, 'Worker logs (airless logs)');
+    output('PokerLogGroupName', a.functions.logGroups.poker.logGroupName, 'Poker logs (airless logs of a sensor)');
+    output('TickLogGroupName', a.functions.logGroups.tick.logGroupName, 'Tick logs (airless logs: timeouts, lost workers)');
     output('Shards', String(props.airless?.shards ?? 8), 'Poker shards');
     output('WorkerTimeoutMs', String((props.airless?.workerTimeout?.toMilliseconds() ?? 300_000)), 'Worker function timeout');
     output('VariablesPrefix', props.airless?.variablesPrefix ?? '/airless/variables/', 'SSM Parameter Store prefix of variables (airless variables --stack)');

@@ -138,7 +138,7 @@ class IsolatedTask {
 }
 
 type TaskCtx = HostContext & {
-  dagId: string; runId: string; tryNumber: number; logicalDate: string; dataIntervalStart: string;
+  dagId: string; runId: string; mapIndex: number; tryNumber: number; logicalDate: string; dataIntervalStart: string;
   dataIntervalEnd: string; ds: string; params: Record<string, unknown>; conf: Record<string, unknown>; signal: AbortSignal;
   triggeringAssetEvents?: Record<string, unknown>; outletUris?: readonly string[];
 };
@@ -149,7 +149,7 @@ async function runTask(
   const ctx = {
     dagId: c.dagId, runId: c.runId, taskId: c.taskId, tryNumber: c.tryNumber, logicalDate: c.logicalDate,
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
-    ...((c as { mapIndex?: number }).mapIndex !== undefined ? { mapIndex: (c as { mapIndex?: number }).mapIndex } : {}),
+    mapIndex: c.mapIndex,
     // Assets (lib/engine/flow/asset-context.ts): the thread keeps its own outlet accessors and sends their extras back.
     ...(c.outletUris?.length ? { outlets: c.outletUris } : {}),
     ...(c.triggeringAssetEvents && Object.keys(c.triggeringAssetEvents).length ? { triggeringAssetEvents: c.triggeringAssetEvents } : {}),

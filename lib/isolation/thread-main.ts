@@ -66,7 +66,9 @@ export const THREAD_SOURCE = String.raw`
   const loaded = globalThis.__airlessImport(data.bundleUrl).then(async (mod) => {
     for (const entry of mod.files ?? []) {
       const ns = await entry.load();
-      for (const v of Object.values(ns)) {
+      for (const raw of Object.values(ns)) {
+        // A Dag of Airflow's TypeScript SDK is read as Airless's DAG (the build checked it).
+        const v = raw && typeof raw[Symbol.for('airless.definition')] === 'function' ? raw[Symbol.for('airless.definition')]() : raw;
         if (v && v[BRAND] === 'dag') {
           if (!dags.has(v.spec.dagId)) dags.set(v.spec.dagId, v);
           for (const s of v.sensors ?? []) sensors.set(s.type, s);
@@ -189,7 +191,7 @@ export const THREAD_SOURCE = String.raw`
       this.logicalDate = c.logicalDate; this.dataIntervalStart = c.dataIntervalStart; this.dataIntervalEnd = c.dataIntervalEnd;
       this.ds = c.ds; this.params = c.params; this.conf = c.conf;
       this.signal = NEVER;
-      if (c.mapIndex !== undefined) this.mapIndex = c.mapIndex;
+      this.mapIndex = typeof c.mapIndex === 'number' ? c.mapIndex : -1;
       this.xcom = new Xcom(id, c.taskId);
       this.log = LOG;
       this.variables = new Variables(id);

@@ -257,6 +257,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         }
         if (idleSince === 0) idleSince = performance.now();
         if (performance.now() - idleSince < 60) return;
+        // On a loaded machine a poller may not have looked since a message became visible.
+        if (!pollers.every((p) => p.emptyAt >= idleSince)) return;
         const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry(), events.nextDue()]
           .filter((x): x is number => x !== null && x !== undefined);
         if (candidates.length === 0) return;

@@ -29,6 +29,12 @@ export class SqsPoller {
   inFlight = 0;
   /** Set while the last receive came back empty and nothing is running. */
   idle = false;
+  /**
+   * When (performance.now()) the last receive that came back empty was sent: the queue was
+   * empty after that moment. The warp jumps only after every poller looked again since the
+   * stack went idle, so a message a jump (or a last send) made visible is never jumped over.
+   */
+  emptyAt = 0;
   batches = 0;
   private stopped = false;
   private loop?: Promise<void>;
@@ -51,6 +57,7 @@ export class SqsPoller {
         continue;
       }
       let messages;
+      const sentAt = performance.now();
       try {
         const res = await this.sqs.send(new ReceiveMessageCommand({
           QueueUrl: this.m.localQueueUrl, MaxNumberOfMessages: Math.min(10, this.m.batchSize), WaitTimeSeconds: 0,
@@ -64,6 +71,7 @@ export class SqsPoller {
       }
       if (messages.length === 0) {
         this.idle = this.inFlight === 0;
+        this.emptyAt = sentAt;
         await pause(25);
         continue;
       }

@@ -11,7 +11,10 @@ import { InvalidDagError } from '../engine/index.js';
 import { idProblem } from '../engine/index.js';
 import type { SensorDefinition } from './types.js';
 
-export { dag, chain } from './dag.js';
+export { dag } from './dag.js';
+export { chain, chainLinear, type ChainItem } from './flow.js';
+export { zip } from './zip.js';
+export type * from './taskflow-types.js';
 export { definePool, isPoolDefinition } from './pools.js';
 export { notify, isNotifier, type NotifierDefinition } from './notify.js';
 export { asset, allOf, anyOf, watch, isAssetDefinition, type AssetDefinition, type AssetConditionDefinition, type AssetOptions, type AssetSchedule } from './assets.js';
@@ -22,6 +25,8 @@ export {
   type EmrServerlessJobRunInput, type BatchSubmitJobInput,
 } from './operators.js';
 export type { EventWait, AwsEvent } from '../engine/index.js';
+export { param } from './params.js';
+export type { Timetable } from './schedule.js';
 export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/index.js';
 export type { TriggerRule, TriggerSpec, SensorMode, DagSpec, TaskSpec } from '../engine/index.js';

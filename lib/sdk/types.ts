@@ -1,10 +1,12 @@
 /**
  * Types DAG authors see. Durations are `'30s' | '10m' | '1h30m' | ms`.
  */
+import type { Timetable } from './schedule.js';
 import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
 import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
 import type { NotifierDefinition } from './notify.js';
 import type { AssetDefinition, AssetSchedule } from './assets.js';
+import type { Output, Task, TaskValue } from './taskflow-types.js';
 
 /** The context of a task callback: the task's, plus what happened. */
 export type TaskCallbackContext<P extends Params = Params> = TaskContext<P> & {
@@ -82,6 +84,10 @@ export interface TaskOptions {
   outlets?: readonly AssetDefinition[];
   /** Assets the task reads: recorded and shown (lineage), as Airflow's inlets. */
   inlets?: readonly AssetDefinition[];
+  /** Shown instead of the task id in the UI and API (Airflow's task_display_name); set per task, not by defaultArgs. */
+  displayName?: string;
+  /** Markdown documentation of the task (Airflow's doc_md); set per task, not by defaultArgs. */
+  doc?: string;
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -141,11 +147,12 @@ export interface SensorOptions extends TaskOptions {
 
 export interface DagOptions<P extends Params = Params> {
   /**
-   * Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', null for manual runs only
-   * (default), or assets: one, a list (all of them), `allOf(...)`, `anyOf(...)`: a run when
-   * the condition's assets have new events (Airflow's asset schedule).
+   * Cron (5 fields), a preset ('@daily'...), '@once', 'rate(15 minutes)', a {@link Timetable}
+   * object (`{ cron, timezone, createDataIntervals }`), null for manual runs only (default),
+   * or assets: one, a list (all of them), `allOf(...)`, `anyOf(...)`: a run when the
+   * condition's assets have new events (Airflow's asset schedule).
    */
-  schedule?: string | null | AssetSchedule;
+  schedule?: string | null | Timetable | AssetSchedule;
   /** IANA timezone of the cron and of dates written without an offset (default 'UTC'). */
   timezone?: string;
   /** ISO date; without an offset it is read in `timezone`. */
@@ -177,13 +184,17 @@ export interface DagOptions<P extends Params = Params> {
   onSuccess?: Callbacks<RunCallbackContext<P>>;
   /** After a run failed (ctx.failedTasks names the failed tasks). */
   onFailure?: Callbacks<RunCallbackContext<P>>;
+  /** Shown instead of the DAG id in the UI and API (Airflow's dag_display_name). */
+  displayName?: string;
+  /** Markdown documentation shown on the DAG's page (Airflow's doc_md). */
+  doc?: string;
 }
 
 /** Return value of a task body: the XCom value, or a defer/skip marker. */
 export type TaskResult = unknown;
 
 /** A task body. Its return value is the task's XCom. */
-/** The second argument is a mapped instance's element (see `TaskHandle.expand`). */
+/** The second argument is the task's inputs (typed TaskFlow), or a mapped instance's element (see `TaskHandle.expand`). */
 export type TaskFn<P extends Params = Params> = (ctx: TaskContext<P>, item: any) => TaskResult | Promise<TaskResult>;
 
 /** A resume method of a deferrable task; `execute` gets no input on its first call. */
@@ -203,8 +214,8 @@ export type BranchFn<P extends Params = Params> = (
   ctx: TaskContext<P>,
 ) => string | readonly string[] | null | undefined | Promise<string | readonly string[] | null | undefined>;
 
-/** Something a dependency can point at: one task, or a group from `a.before(b, c)`. */
-export type Linkable = TaskHandle | TaskGroup;
+/** Something a dependency can point at: one task, a group from `a.before(b, c)`, or a task's output. */
+export type Linkable = TaskHandle | TaskGroup | Output<unknown>;
 
 interface Links<Self> {
   /**
@@ -223,9 +234,9 @@ export interface TaskHandle extends Links<TaskHandle> {
   readonly kind: TaskKind;
   readonly dagId: string;
   /** Marks this task a setup (Airflow's `as_setup`). */
-  asSetup(): TaskHandle;
+  asSetup(): this;
   /** Marks this task the teardown of `setups` (Airflow's `as_teardown`); they become its upstream. */
-  asTeardown(options: TeardownOptions): TaskHandle;
+  asTeardown(options: TeardownOptions): this;
   /**
    * Dynamic task mapping: one task instance per element of an array, of another task's
    * XCom (an array; that task becomes upstream), or of the cross product of named sources.
@@ -235,11 +246,11 @@ export interface TaskHandle extends Links<TaskHandle> {
    * task('size', async (ctx, file: string) => file.length).expand(listFiles);
    * task('pair', async (ctx, a: { x: number; y: string }) => `${a.x}${a.y}`).expand({ x: [1, 2], y: ['p', 'q'] });
    */
-  expand(source: ExpandArg): TaskHandle;
+  expand(source: ExpandArg): Output<unknown[]>;
 }
 
-/** What `.expand()` maps over: an array, a task handle (its XCom), or named sources (cross product). */
-export type ExpandSource = readonly unknown[] | TaskHandle;
+/** What `.expand()` maps over: an array, a task handle (its XCom), a task's output, or named sources (cross product). */
+export type ExpandSource = readonly unknown[] | TaskHandle | Output<readonly unknown[]>;
 export type ExpandArg = ExpandSource | Readonly<Record<string, ExpandSource>>;
 
 /** Several tasks linked together. */
@@ -280,11 +291,17 @@ export interface OperatorBody {
 
 /** What the build callback of `dag()` receives. */
 export interface DagBuilder<P extends Params = Params> {
-  task(taskId: string, body: TaskFn<P> | DeferrableTask<P> | OperatorBody, options?: TaskOptions): TaskHandle;
-  branch(taskId: string, body: BranchFn<P>, options?: TaskOptions): TaskHandle;
-  sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): TaskHandle;
+  /**
+   * A task. Its function gets `ctx` and its inputs (typed from the second parameter); call
+   * the handle with them to place it: `double({ n: extract() })`.
+   */
+  task<R, I = void>(taskId: string, body: ((ctx: TaskContext<P>, inputs: I) => R) | DeferrableTask<P> | OperatorBody, options?: TaskOptions): Task<I, TaskValue<R>>;
+  branch<I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => ReturnType<BranchFn<P>>, options?: TaskOptions): Task<I, string[]>;
+  sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): Task<void, undefined>;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */
-  shortCircuit(taskId: string, body: TaskFn<P>, options?: ShortCircuitOptions): TaskHandle;
+  shortCircuit<R, I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => R, options?: ShortCircuitOptions): Task<I, TaskValue<R>>;
+  /** Skips its direct downstream tasks unless the run is the latest scheduled one; manual runs pass (Airflow's LatestOnlyOperator). */
+  latestOnly(taskId: string, options?: TaskOptions): Task<void, string[]>;
   /** A task group: its tasks' ids are prefixed `groupId.` (Airflow's TaskGroup). */
   group(groupId: string, build: (builder: DagBuilder<P>) => void): GroupHandle;
   group(groupId: string, options: TaskGroupOptions, build: (builder: DagBuilder<P>) => void): GroupHandle;

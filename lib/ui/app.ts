@@ -9,6 +9,7 @@ import { gridStateCss, renderGrid, type GridData } from './grid.js';
 import { renderGantt, renderTask } from './task.js';
 import { renderBackfills } from './backfills.js';
 import { renderAsset, renderAssets } from './assets-view.js';
+import { paramField, paramValue, type ParamInfo } from './params-form.js';
 
 /** Tests set `window.__airlessPollMs` to poll faster. */
 const POLL_MS = Number((window as unknown as { __airlessPollMs?: number }).__airlessPollMs ?? 2000);
@@ -25,7 +26,7 @@ async function renderDags(root: HTMLElement): Promise<void> {
   root.innerHTML = `<h2>DAGs</h2><table class="list" data-testid="dags"><tr><th>active</th><th>DAG</th><th>schedule</th><th>next run</th><th>recent runs</th><th></th></tr>${
     (list.dags as any[]).map((d) => `<tr data-dag="${esc(d.dag_id)}">
       <td><label class="switch"><input type="checkbox" class="pause" data-testid="pause-${esc(d.dag_id)}" ${d.is_paused ? '' : 'checked'}><span></span></label></td>
-      <td><a href="#/dags/${enc(d.dag_id)}/grid">${esc(d.dag_id)}</a><div class="tags">${d.tags.map((t: any) => `<span class="tag">${esc(t.name)}</span>`).join('')}</div></td>
+      <td><a href="#/dags/${enc(d.dag_id)}/grid" title="${esc(d.dag_id)}">${esc(d.dag_display_name ?? d.dag_id)}</a><div class="tags">${d.tags.map((t: any) => `<span class="tag">${esc(t.name)}</span>`).join('')}</div></td>
       <td><code>${esc(d.timetable_summary ?? 'None')}</code></td>
       <td>${fmtDate(d.next_dagrun_logical_date)}</td>
       <td class="recent">${(runsOf.get(d.dag_id) ?? []).slice().reverse().map((r) => `<a href="#/dags/${enc(d.dag_id)}/runs/${enc(r.dag_run_id)}/gantt" class="dot" style="background:${color(r.state)}" title="${esc(`${r.dag_run_id} ${r.state}`)}"></a>`).join('')}</td>
@@ -74,7 +75,7 @@ async function renderDagGraph(root: HTMLElement, dag: string, q: URLSearchParams
   const runId: string | undefined = q.get('run') ?? runs.dag_runs[0]?.dag_run_id;
   const states = new Map<string, string | null>();
   if (runId) {
-    const tis = await api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(runId)}/taskInstances`);
+    const tis = await api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(runId)}/taskInstances?limit=10000`);
     for (const t of tis.task_instances) states.set(t.task_id, t.state);
   }
   const options = (runs.dag_runs as { dag_run_id: string; state: string }[])
@@ -92,9 +93,9 @@ async function renderDagGraph(root: HTMLElement, dag: string, q: URLSearchParams
 async function renderTrigger(root: HTMLElement, dag: string): Promise<void> {
   if (root.querySelector('form.trigger')) return; // do not wipe a form being filled in
   const d = await api(`/api/v2/dags/${enc(dag)}/details`);
-  const params = Object.entries(d.params as Record<string, { value: unknown }>);
+  const params = Object.entries(d.params as Record<string, ParamInfo>);
   root.innerHTML = `${dagTabs(dag, 'trigger')}<form class="trigger" data-testid="trigger-form">
-    ${params.map(([k, v]) => `<label>${esc(k)} <input name="param:${esc(k)}" value="${esc(JSON.stringify(v.value))}"></label>`).join('')}
+    ${params.map(([k, v]) => paramField(k, v)).join('')}
     <label>logical date <input name="logical_date" placeholder="now (ISO-8601, optional)"></label>
     <label>extra conf (JSON object) <textarea name="conf" rows="3">{}</textarea></label>
     <button type="submit" data-testid="trigger-submit">Trigger</button></form>`;
@@ -103,9 +104,10 @@ async function renderTrigger(root: HTMLElement, dag: string): Promise<void> {
     const form = new FormData(e.target as HTMLFormElement);
     try {
       const conf: Record<string, unknown> = JSON.parse(String(form.get('conf') || '{}'));
-      for (const [k] of params) {
-        const raw = String(form.get(`param:${k}`) ?? '');
-        try { conf[k] = JSON.parse(raw); } catch { conf[k] = raw; }
+      for (const [k, p] of params) {
+        const raw = form.get(`param:${k}`);
+        const value = paramValue(raw === null ? null : String(raw), p, raw !== null);
+        if (value !== undefined) conf[k] = value;
       }
       const logical = String(form.get('logical_date') || '');
       const r = await api(`/api/v2/dags/${enc(dag)}/dagRuns`, { method: 'POST', body: { conf, logical_date: logical || null } });

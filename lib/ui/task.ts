@@ -94,7 +94,7 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
 
 /** Gantt of one run: a bar per task from start to end, on the run's time axis. */
 export async function renderGantt(root: HTMLElement, dag: string, run: string): Promise<void> {
-  const [r, tis] = await Promise.all([api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(run)}`), api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(run)}/taskInstances`)]);
+  const [r, tis] = await Promise.all([api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(run)}`), api(`/api/v2/dags/${enc(dag)}/dagRuns/${enc(run)}/taskInstances?limit=10000`)]);
   const list = (tis.task_instances as { task_id: string; state: string | null; start_date: string | null; end_date: string | null; try_number: number }[]);
   const now = Date.now();
   const starts = list.filter((t) => t.start_date).map((t) => Date.parse(t.start_date!));

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dag } from '../../lib/sdk/index.js';
-import { apiOverRuntime } from './support.js';
+import { apiOverRuntime, errorText } from './support.js';
 
 const mapped = dag('mapped_api', { schedule: null }, ({ task }) => {
   const list = task('list_files', async () => ['a.csv', 'bb.csv', 'ccc.csv']);
@@ -28,7 +28,10 @@ describe('mapped task instances in the API', () => {
       ]);
       const listed = (await h.call('GET', `${base}/size/listMapped`)).json;
       expect(listed.total_entries).toBe(3);
-      expect(listed.task_instances[2]).toMatchObject({ task_id: 'size', map_index: 2, rendered_map_index: '2', id: `mapped_api/${run.runId}/size/2` });
+      // The id is a name-based UUID (v5) of the instance's key: distinct per instance, the same on every read.
+      expect(listed.task_instances[2]).toMatchObject({ task_id: 'size', map_index: 2, rendered_map_index: '2', id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) });
+      expect(new Set(listed.task_instances.map((t: any) => t.id)).size).toBe(3);
+      expect((await h.call('GET', `${base}/size/2`)).json.id).toBe(listed.task_instances[2].id);
       expect((await h.call('GET', `${base}/size/1`)).json).toMatchObject({ task_id: 'size', map_index: 1, state: 'success', try_number: 1 });
       const missing = await h.call('GET', `${base}/size/7`);
       expect(missing.status).toBe(404);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import etl from '../../examples/dags/etl_daily.js';
 import fanOutIn from '../../examples/dags/fan_out_in.js';
 import { defineDag } from './mark-dags.js';
-import { apiOverRuntime } from './support.js';
+import { apiOverRuntime, errorText } from './support.js';
 
 let h: Awaited<ReturnType<typeof apiOverRuntime>>;
 beforeAll(async () => { h = await apiOverRuntime([fanOutIn, defineDag(), etl]); });
@@ -61,7 +61,7 @@ describe('mark a task instance', () => {
     ] as const) {
       const r = await h.call('PATCH', path, body);
       expect(r.status).toBe(status);
-      expect(r.json.detail).toMatch(detail);
+      expect(errorText(r)).toMatch(detail);
     }
     expect((await h.call('PATCH', ti('fan_out_in', run.runId, 'nope'), { new_state: 'success' })).json.detail).toMatch(/^task_id: /);
     expect((await h.call('PATCH', ti('fan_out_in', 'nope', 'merge'), { new_state: 'success' })).status).toBe(404);

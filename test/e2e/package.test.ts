@@ -5,7 +5,8 @@
  * `npm install <tarball>`, `npx airless init .`, `airless rehearse` (which names the
  * optional peers to install), the install it prints (with what init added), then the
  * scaffold's `npm test`, `tsc`, `airless run` (twice: the second from the build cache),
- * `cdk synth`, a CommonJS `require` of each entry point, `airless tasks test`, `airless
+ * `cdk synth`, a CommonJS `require` of each entry point, `airless tasks test`, a DAG file
+ * written against Airflow's TypeScript SDK (tsc and run), `airless
  * dev` with its grid drawn in headless Chromium, a DAG type error refused, and `airless
  * rehearse --scenario readme --json` against the scaffold's own CDK app. One pack, two
  * installs, shared by every step; each step's time is printed at the end.
@@ -139,6 +140,28 @@ describe.skipIf(SKIP)('npm package', () => {
     const task = await timed('airless tasks test', () => shAsync('npx', ['airless', 'tasks', 'test', 'dags', 'example', 'extract'], proj));
     expect(task.code, task.out).toBe(0);
     expect(task.stdout).toContain('example.extract succeeded, returned {"rows":21}');
+    // A DAG file written against Airflow's TypeScript SDK: the user's tsc (the scaffold maps the
+    // name to the package's types) and airless run (bundler and type-check resolve it) both take it.
+    const sdk = path.join(proj, 'dags', 'airflow_sdk.ts');
+    writeFileSync(sdk, [
+      "import { Dag, getClient } from 'apache-airflow-ts-sdk';",
+      "export const dag = new Dag('ts_sdk_example', { schedule: '@daily' });",
+      "const extract = dag.task('extract', async () => ({ rows: Number((await getClient().getVariable('rows')) ?? 2) }));",
+      "const load = dag.task('load', async ({ data }: { data: { rows: number } }) => data.rows * 10);",
+      'load({ data: extract() });',
+      '',
+    ].join('\n'));
+    try {
+      const [tsc, run] = await timed('tsc + airless run (Airflow TS SDK DAG)', () => Promise.all([
+        shAsync('npx', ['tsc', '--noEmit'], proj),
+        shAsync('npx', ['airless', 'run', 'dags', '--dag', 'ts_sdk_example', '--time-warp', '--json'], proj),
+      ]));
+      expect(tsc.code, tsc.out).toBe(0);
+      expect(run.code, run.out).toBe(0);
+      expect(JSON.parse(run.stdout.trim().split('\n').pop()!)).toMatchObject({ dagId: 'ts_sdk_example', state: 'success', tasks: [{ taskId: 'extract', state: 'success' }, { taskId: 'load', state: 'success', xcom: 20 }] });
+    } finally {
+      rmSync(sdk);
+    }
     const bad = path.join(proj, 'dags', 'typo.ts');
     writeFileSync(bad, "import { dag } from 'airless';\nexport default dag('typo', { catchupp: true }, () => {});\n");
     try {

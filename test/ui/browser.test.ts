@@ -13,7 +13,7 @@ import branching from '../../examples/dags/branching.js';
 import etl from '../../examples/dags/etl_daily.js';
 import fanOutIn from '../../examples/dags/fan_out_in.js';
 import hourly from '../../examples/dags/hourly_catchup.js';
-import { dag } from '../../lib/sdk/index.js';
+import { dag, param } from '../../lib/sdk/index.js';
 import { apiOverRuntime, TOKEN } from '../api/support.js';
 import { attachUi } from '../../lib/cli/ui.js';
 import { launchChromium } from './chromium.js';
@@ -38,6 +38,15 @@ const oddXcom = dag('odd_xcom', { schedule: null }, ({ task }) => {
     return v;
   });
 });
+// Params with schemas (issue 23 §2): the trigger form draws its fields from them.
+const paramForm = dag('param_form', { schedule: null, displayName: 'Params form 📝', params: {
+  rows: param(5, { type: 'integer', minimum: 1, maximum: 10, title: 'Rows to read', description: 'at most 10' }),
+  region: param('eu', { enum: ['eu', 'us'] }),
+  ticket: param<string>(undefined as unknown as string, { type: 'string', pattern: '^OPS-[0-9]+$' }),
+  full: param(false, { type: 'boolean' }),
+} }, ({ task }) => {
+  task('t', () => 1);
+});
 let h: Awaited<ReturnType<typeof apiOverRuntime>>;
 let ctx: BrowserContext;
 let browser: Browser;
@@ -56,7 +65,7 @@ async function open(hash: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await apiOverRuntime([etl, branching, fanOutIn, hourly, mapped, oddXcom]);
+  h = await apiOverRuntime([etl, branching, fanOutIn, hourly, mapped, oddXcom, paramForm]);
   // Runs like `npm start`: a few days of etl_daily (one with conf full), one of each other DAG.
   for (let d = 1; d <= 5; d++) {
     const run = await h.rt.trigger('etl_daily', { logicalDate: Date.parse(`2026-01-0${d}T02:00:00Z`), conf: d === 3 ? { full: true } : {} });
@@ -85,8 +94,9 @@ describe('UI in Chromium', () => {
     expect(page.url()).toBe(`${h.api.url}/#/`);
     expect(await ctx.cookies()).toEqual([]);
     expect(await page.evaluate(() => sessionStorage.getItem('airless.token'))).toBe(TOKEN);
-    expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup', 'mapped_ui', 'odd_xcom']);
+    expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup', 'mapped_ui', 'odd_xcom', 'param_form']);
     expect(await page.$$eval('tr[data-dag=etl_daily] .dot', (d) => d.length)).toBe(5);
+    expect(await page.textContent('tr[data-dag=param_form] a[title=param_form]')).toBe('Params form 📝');
     await shot('dags');
   });
 
@@ -98,6 +108,26 @@ describe('UI in Chromium', () => {
     expect(await extract.locator('i').evaluateAll((cs) => cs.map((c) => [(c as HTMLElement).dataset.state, c.textContent]))).toEqual(Array(5).fill(['success', '2']));
     expect(await page.locator('.row.task', { has: page.locator('.name', { hasText: /^delta$/ }) }).locator('i[data-state=skipped]').count()).toBe(1);
     await shot('grid');
+  });
+
+  it("draws the trigger form's fields from the params' JSON Schemas and sends typed values", async () => {
+    await open('#/dags/param_form/trigger');
+    const rows = page.locator('[data-testid=param-rows]');
+    expect([await rows.getAttribute('type'), await rows.getAttribute('min'), await rows.getAttribute('max'), await rows.inputValue()]).toEqual(['number', '1', '10', '5']);
+    expect(await page.locator('label', { has: rows }).textContent()).toMatch(/^Rows to read .*at most 10$/);
+    expect(await page.$$eval('[data-testid=param-region] option', (o) => o.map((x) => x.textContent))).toEqual(['eu', 'us']);
+    expect(await page.locator('[data-testid=param-ticket]').getAttribute('pattern')).toBe('^OPS-[0-9]+$');
+    expect(await page.locator('[data-testid=param-full]').getAttribute('type')).toBe('checkbox');
+    await page.fill('[data-testid=param-rows]', '7');
+    await page.selectOption('[data-testid=param-region]', '"us"');
+    await page.fill('[data-testid=param-ticket]', 'OPS-12');
+    await page.check('[data-testid=param-full]');
+    await page.click('[data-testid=trigger-submit]');
+    await page.waitForSelector('[data-testid=flash].ok');
+    const [run] = await h.rt.ports.store.listRuns('param_form', { limit: 1 });
+    expect(run.conf).toEqual({ rows: 7, region: 'us', ticket: 'OPS-12', full: true });
+    // The form sends the page to the grid: wait for it, so the next view does not find this form.
+    await page.waitForSelector('[data-testid=grid]');
   });
 
   it('triggers etl_daily from the form built from its params and watches it turn green', async () => {

@@ -28,14 +28,15 @@ describe('parseSchedule', () => {
     expect(parseSchedule('rate(1 hour)', 'UTC')).toEqual({ kind: 'rate', everyMs: 3_600_000 });
     expect(parseSchedule('rate(2 days)', 'UTC')).toEqual({ kind: 'rate', everyMs: 172_800_000 });
     expect(parseSchedule(null, 'UTC')).toBeNull();
+    expect(parseSchedule(' @once ', 'UTC')).toEqual({ kind: 'once' });
   });
 
   it.each([
     ['61 * * * *', 'invalid cron "61 * * * *": Invalid value for minute: 61'],
     ['0 0 * * * *', 'expected 5 fields (minute hour day-of-month month day-of-week), got 6'],
     ['0 0 30 2 *', 'it never fires'],
-    ['@once', '@once is not supported'],
-    ['@sometimes', 'presets are @hourly'],
+    ['@continuous', '@continuous is not supported'],
+    ['@sometimes', 'presets are @once, @hourly'],
     ['rate(0 minutes)', 'expected rate(N minutes|hours|days) with N >= 1'],
     ['rate(5 weeks)', 'expected rate(N minutes|hours|days)'],
   ])('rejects %j', (schedule, fragment) => {

@@ -20,6 +20,8 @@ import { InvalidInputError, type ScheduleSpec } from '../../engine/index.js';
  * @throws InvalidInputError when the schedule cannot be expressed (see {@link cronToEventBridge}).
  */
 export function toEventBridgeExpression(spec: Exclude<ScheduleSpec, null>): { expression: string; timezone?: string } {
+  // `@once` has no recurring schedule: the reconcile tick creates its run (schedule-sync.ts).
+  if (spec.kind === 'once') throw new InvalidInputError('@once has no recurring EventBridge expression');
   if (spec.kind === 'rate') {
     for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
       if (spec.everyMs % size === 0) {

@@ -110,7 +110,8 @@ export class ScheduleSync {
    * request, so a later sync skips schedules that did not change.
    */
   desiredSchedule(dag: DagSpec, opts: SyncOptions): CreateScheduleCommandInput | undefined {
-    if (dag.schedule === null) return undefined;
+    // `@once`: the reconcile tick (every minute) creates its one run when it is due.
+    if (dag.schedule === null || dag.schedule.kind === 'once') return undefined;
     const endDate = dag.endDate === undefined ? undefined : Date.parse(dag.endDate);
     // Scheduler rejects an EndDate in the past, and such a DAG has nothing left to fire;
     // runs it missed are created by the reconcile tick, not by Scheduler.

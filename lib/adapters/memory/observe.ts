@@ -34,7 +34,10 @@ export class MemoryLog implements Log {
   constructor(private sink?: (l: LogLine) => void, private keep = 10_000) {}
   private add(level: LogLine['level'], msg: string, fields?: Record<string, unknown>) {
     const l = { level, msg, fields };
-    if (this.lines.length < this.keep) this.lines.push(l);
+    this.lines.push(l);
+    // Keeps the last `keep` lines (a long dev keeps logging); drops a tenth at once, so the
+    // copy is paid once per keep/10 lines.
+    if (this.lines.length > this.keep) this.lines.splice(0, this.lines.length - this.keep + Math.floor(this.keep / 10));
     this.sink?.(l);
   }
   info(msg: string, fields?: Record<string, unknown>) { this.add('info', msg, fields); }

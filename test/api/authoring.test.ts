@@ -1,0 +1,62 @@
+/**
+ * The API's side of issue 23 §2: a run whose conf breaks a param's schema is refused with
+ * 400 naming the param (Airflow answers ParamValidationError with 400), nothing stored;
+ * the DAG's params carry their schemas, and display names and docs are served.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dag, param } from '../../lib/sdk/index.js';
+import { apiOverRuntime } from './support.js';
+
+const report = dag('report', {
+  displayName: 'Daily report 📊',
+  doc: '# Report\nCounts **rows**.',
+  params: {
+    count: param(5, { type: 'integer', minimum: 1, maximum: 100, description: 'Rows to read' }),
+    ticket: param<string>(undefined as unknown as string, { type: 'string', pattern: '^OPS-[0-9]+$' }),
+  },
+}, ({ task }) => {
+  task('count_rows', (ctx) => ctx.params.count, { displayName: 'Count the rows', doc: 'Reads the table' });
+});
+
+let h: Awaited<ReturnType<typeof apiOverRuntime>>;
+beforeAll(async () => { h = await apiOverRuntime([report]); });
+afterAll(async () => { await h.api.close(); });
+
+describe('POST /api/v2/dags/{dag_id}/dagRuns with params that have schemas', () => {
+  it('refuses a conf that breaks a schema with 400 naming the param, and stores nothing', async () => {
+    for (const [conf, name] of [[{ count: 3 }, 'ticket'], [{ ticket: 'OPS-1', count: 0 }, 'count'], [{ ticket: 'nope' }, 'ticket']] as const) {
+      const r = await h.call('POST', '/api/v2/dags/report/dagRuns', { conf });
+      expect(r.status).toBe(400);
+      expect(r.text).toContain(`Invalid input for param \\"${name}\\"`);
+    }
+    expect((await h.call('GET', '/api/v2/dags/report/dagRuns')).json.total_entries).toBe(0);
+  });
+
+  it('accepts a conf that fits', async () => {
+    const r = await h.call('POST', '/api/v2/dags/report/dagRuns', { conf: { ticket: 'OPS-9', count: 7 } });
+    expect(r.status).toBe(200);
+    expect(r.json.conf).toEqual({ ticket: 'OPS-9', count: 7 });
+  });
+});
+
+describe('GET /api/v2/dags/{dag_id}/details', () => {
+  it('serves the display name, the doc and each param with its schema', async () => {
+    const d = (await h.call('GET', '/api/v2/dags/report/details')).json;
+    expect(d.dag_display_name).toBe('Daily report 📊');
+    expect(d.doc_md).toBe('# Report\nCounts **rows**.');
+    expect(d.params.count).toEqual({ value: 5, description: 'Rows to read', schema: { type: 'integer', minimum: 1, maximum: 100, description: 'Rows to read' } });
+    expect(d.params.ticket).toEqual({ value: null, description: null, schema: { type: 'string', pattern: '^OPS-[0-9]+$' } });
+  });
+});
+
+describe('task display names', () => {
+  it('label the task in the graph structure and in task instances', async () => {
+    const s = (await h.call('GET', '/ui/structure/report')).json;
+    expect(s.nodes.find((n: { id: string }) => n.id === 'count_rows').label).toBe('Count the rows');
+    const runId = (await h.call('POST', '/api/v2/dags/report/dagRuns', { dag_run_id: 'display_run', conf: { ticket: 'OPS-3' } })).json.dag_run_id;
+    const r = await h.call('GET', `/api/v2/dags/report/dagRuns/${runId}/taskInstances`);
+    expect(r.status).toBe(200);
+    const tis = r.json;
+    expect(tis.task_instances.find((t: { task_id: string }) => t.task_id === 'count_rows').task_display_name).toBe('Count the rows');
+  });
+});
