@@ -59,7 +59,8 @@ export async function pokersFollowSensors(c: ScenarioContext): Promise<void> {
   await r.until(() => enabled().includes(name!), 'the tick to enable the reset poker again', 120_000);
   check(calls('Tick', 'scheduler:GetSchedule', t1) > 0 && calls('Tick', 'scheduler:UpdateSchedule', t1) > 0 && calls('Tick', 'iam:PassRole', t1, 'Invoker') > 0,
     `a poker reset to disabled while its sensor waits is enabled again by the tick (${name})`);
-  const timeoutEnd = await c.runEnds('rehearsal_sensor_timeout', timeout, 120_000);
+  // Bounded in virtual time by what it waits for: the sensor's 3-minute timeout, then a poke cycle.
+  const timeoutEnd = await c.runEnds('rehearsal_sensor_timeout', timeout, 5 * 60_000);
   check(timeoutEnd.state === 'failed', `that sensor still times out as before (${timeoutEnd.state})`);
   await allOff('the poker to disable itself after the timeout');
 
@@ -67,7 +68,8 @@ export async function pokersFollowSensors(c: ScenarioContext): Promise<void> {
   const t2 = r.clock.now();
   const old = await triggerRun({ ...ports, pokerSchedules: undefined }, 'rehearsal_sensor_chain', { runId: `no_switch_${t2}` });
   check(enabled().length === 0, 'a sensor registered without the switch leaves the pokers off');
-  const oldEnd = await c.runEnds('rehearsal_sensor_chain', old.runId, 180_000);
+  // The tick sweeps `off` shards every 5 minutes (virtual), then the chain's sensors settle.
+  const oldEnd = await c.runEnds('rehearsal_sensor_chain', old.runId, 10 * 60_000);
   check(oldEnd.state === 'success' && calls('Tick', 'dynamodb:Query', t2, 'StateTriggers') > 0 && calls('Tick', 'dynamodb:UpdateItem', t2, 'StateKv') > 0,
     `the tick finds a sensor no poker was enabled for and turns its poker on (${oldEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
 }
