@@ -22,7 +22,7 @@ describe('asset endpoints (Airflow shapes)', () => {
   beforeAll(async () => {
     const producer = dag('producer', {}, ({ task }) => { task('write', (ctx) => { ctx.outletEvents(raw).extra = { rows: 3 }; }, { outlets: [raw] }); });
     const consumer = dag('consumer', { schedule: raw }, ({ task }) => { task('read', () => 1, { inlets: [raw] }); });
-    const both = dag('both', { schedule: allOf(raw, other) }, ({ task }) => { task('t', () => 1); });
+    const both = dag('both', { schedule: allOf(raw, other), displayName: 'Both assets' }, ({ task }) => { task('t', () => 1); });
     api = await apiOverRuntime([producer, consumer, both], { config: { runRetentionMs: 0 } });
     await api.rt.trigger('producer');
     await api.rt.runUntil(async () => (await api.rt.ports.store.listActiveRuns()).length === 0 && api.rt.queue.size === 0);
@@ -73,7 +73,7 @@ describe('asset endpoints (Airflow shapes)', () => {
     // `both` has raw queued since the producer ran; customers completes it.
     const q = await api.call('GET', '/api/v2/dags/both/assets/queuedEvents');
     expectShape('QueuedEventCollectionResponse', q.json);
-    expect(q.json.queued_events).toEqual([expect.objectContaining({ dag_id: 'both', asset_id: rawId })]);
+    expect(q.json.queued_events).toEqual([expect.objectContaining({ dag_id: 'both', dag_display_name: 'Both assets', asset_id: rawId })]);
     const one = await api.call('GET', `/api/v2/dags/both/assets/${rawId}/queuedEvents`);
     expectShape('QueuedEventResponse', one.json);
     expectShape('QueuedEventCollectionResponse', (await api.call('GET', `/api/v2/assets/${rawId}/queuedEvents`)).json);
