@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { assetId, extraProblem, recordAssetEvent } from '../engine/index.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, Ports } from '../engine/index.js';
-import { needDag, type ApiBackend } from './backend.js';
+import { needDag, needRun, type ApiBackend } from './backend.js';
 import { HttpError, invalid, sendEmpty, type Loc } from './http.js';
 import { dateQuery, intQuery, likeMatcher, listQuery, onlyFields, page, sorter } from './params.js';
 import type { Route, RouteCtx } from './router.js';
@@ -165,6 +165,16 @@ export function assetRoutes(): Route[] {
       handle: async ({ b, p }) => {
         const rec = await assetById(b, p.asset_id!);
         return assetJson(rec, (await b.ports.store.listAssetEvents(rec.uri, { limit: 1 }))[0]);
+      },
+    },
+    {
+      // The events an asset-triggered run consumed (kept on the run by ref); none for any other run.
+      method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamAssetEvents',
+      handle: async ({ b, p }) => {
+        const { run } = await needRun(b, p.dag_id!, p.dag_run_id!);
+        const events = await b.ports.store.getAssetEvents(Object.values(run.assetEvents ?? {}).flat());
+        const records = new Map((await b.ports.store.listAssetRecords()).map((r) => [r.uri, r]));
+        return { asset_events: await Promise.all(events.map((e) => eventJson(b.ports, e, records.get(e.uri)))), total_entries: events.length };
       },
     },
     {

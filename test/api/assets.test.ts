@@ -55,13 +55,20 @@ describe('asset endpoints (Airflow shapes)', () => {
     expect(bogus.json.detail[0].loc).toEqual(['query', 'order_by']);
   });
 
-  it('lists events with their source task and the runs they triggered', async () => {
+  it('lists events with their source task and the runs they triggered, and a run\'s upstream events', async () => {
     const r = await api.call('GET', '/api/v2/assets/events');
     expect(r.status).toBe(200);
     expectShape('AssetEventCollectionResponse', r.json);
     const [e] = r.json.asset_events;
     expect(e).toMatchObject({ uri: raw.uri, name: 'raw', extra: { rows: 3 }, source_dag_id: 'producer', source_task_id: 'write', source_map_index: -1 });
     expect(e.created_dagruns).toEqual([expect.objectContaining({ dag_id: 'consumer', state: 'success' })]);
+    const consumerRun = e.created_dagruns[0].run_id;
+    const upstream = await api.call('GET', `/api/v2/dags/consumer/dagRuns/${encodeURIComponent(consumerRun)}/upstreamAssetEvents`);
+    expectShape('AssetEventCollectionResponse', upstream.json);
+    expect(upstream.json.asset_events.map((x: { id: number }) => x.id)).toEqual([e.id]);
+    const producerRun = (await api.call('GET', '/api/v2/dags/producer/dagRuns')).json.dag_runs[0].dag_run_id;
+    expect((await api.call('GET', `/api/v2/dags/producer/dagRuns/${encodeURIComponent(producerRun)}/upstreamAssetEvents`)).json).toEqual({ asset_events: [], total_entries: 0 });
+    expect((await api.call('GET', '/api/v2/dags/consumer/dagRuns/nope/upstreamAssetEvents')).status).toBe(404);
     expect((await api.call('GET', '/api/v2/assets/events?source_dag_id=nobody')).json.total_entries).toBe(0);
     expect((await api.call('GET', '/api/v2/assets/events?timestamp_gte=2000-01-01T00:00:00Z')).json.total_entries).toBe(1);
     expect((await api.call('GET', '/api/v2/assets/events?timestamp_lt=2000-01-01T00:00:00Z')).json.total_entries).toBe(0);

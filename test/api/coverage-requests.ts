@@ -304,6 +304,17 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
         { path: '/api/v2/dags/probe_consumer/assets/x/queuedEvents' },
       ];
     },
+    get_upstream_asset_events: async (f) => {
+      // probe_raw is queued for probe_consumer (above): an event of probe_other completes its schedule and makes a run.
+      await queueRaw(f);
+      await f.h.call('POST', '/api/v2/assets/events', { asset_id: assetId(probeOther.uri) });
+      await f.h.rt.runUntil(async () => (await f.h.rt.ports.store.listRuns('probe_consumer', {})).length > 0);
+      const [run] = await f.h.rt.ports.store.listRuns('probe_consumer', {});
+      return [
+        { path: `/api/v2/dags/probe_consumer/dagRuns/${E(run.runId)}/upstreamAssetEvents` }, { path: `${RUNS}/${E(f.run)}/upstreamAssetEvents` },
+        { path: '/api/v2/dags/probe_consumer/dagRuns/nope/upstreamAssetEvents' },
+      ];
+    },
     cancel_backfill: async () => [{ path: '/api/v2/backfills/1/cancel' }, { path: '/api/v2/backfills/999/cancel' }],
   },
 };
