@@ -6,11 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { assetId, extraProblem, recordAssetEvent } from '../engine/index.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, Ports } from '../engine/index.js';
-import { needDag, type ApiBackend } from './backend.js';
-import { HttpError } from './http.js';
-import { intQuery, onlyFields } from './params.js';
+import { needDag, needRun, type ApiBackend } from './backend.js';
+import { HttpError, invalid, sendEmpty, type Loc } from './http.js';
+import { dateQuery, intQuery, likeMatcher, listQuery, onlyFields, page, sorter } from './params.js';
 import type { Route, RouteCtx } from './router.js';
-import { likeMatcher } from './params.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 /** Events read per asset for one listing (filters and offsets apply within them). */
@@ -48,39 +47,22 @@ async function eventJson(p: Ports, e: AssetEventRecord, rec: AssetRecord | undef
   };
 }
 
-async function assetById(b: ApiBackend, raw: string): Promise<AssetRecord> {
+/** The asset of an id (a 422 at `loc` when the id is not an integer); undefined when there is none. */
+async function findAsset(b: ApiBackend, raw: string, loc: Loc = ['path', 'asset_id']): Promise<AssetRecord | undefined> {
   const id = Number(raw);
-  if (!Number.isSafeInteger(id)) throw new HttpError(422, `asset_id: must be an integer, got ${JSON.stringify(raw)}`);
-  const rec = (await b.ports.store.listAssetRecords()).find((r) => r.id === id);
-  if (!rec) throw new HttpError(404, `asset_id: the Asset with ID: \`${id}\` was not found`);
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(id)) throw invalid(loc, `asset_id: must be an integer, got ${JSON.stringify(raw)}`, raw, 'int_parsing');
+  return (await b.ports.store.listAssetRecords()).find((r) => r.id === id);
+}
+
+async function assetById(b: ApiBackend, raw: string, loc: Loc = ['path', 'asset_id']): Promise<AssetRecord> {
+  const rec = await findAsset(b, raw, loc);
+  if (!rec) throw new HttpError(404, `asset_id: the Asset with ID: \`${raw}\` was not found`);
   return rec;
 }
 
-/** `order_by` as Airflow takes it: repeated or comma-separated fields, `-` for descending. */
-function sorter<T>(url: URL, dflt: string, fields: Record<string, (x: T) => string | number>): (a: T, b: T) => number {
-  const given = url.searchParams.getAll('order_by').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-  const keys = (given.length ? given : [dflt]).map((k) => {
-    const desc = k.startsWith('-');
-    const f = fields[desc ? k.slice(1) : k];
-    if (!f) throw new HttpError(400, `order_by: Ordering with '${k}' is disallowed or the attribute does not exist on the model (use ${Object.keys(fields).join(', ')})`);
-    return { f, desc };
-  });
-  return (a, b) => {
-    for (const { f, desc } of keys) {
-      const x = f(a);
-      const y = f(b);
-      if (x !== y) return (x < y ? -1 : 1) * (desc ? -1 : 1);
-    }
-    return 0;
-  };
-}
-
-function dateQuery(url: URL, name: string): number | undefined {
-  const raw = url.searchParams.get(name);
-  if (raw === null || raw === '') return undefined;
-  const ms = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms)) throw new HttpError(422, `${name}: must be an ISO-8601 date-time, got ${JSON.stringify(raw)}`);
-  return ms;
+/** A DAG's `dag_display_name` (its id when it has none, or when it is gone). */
+async function displayName(b: ApiBackend, dagId: string): Promise<string> {
+  return (await b.ports.store.getDag(dagId))?.spec.displayName ?? dagId;
 }
 
 /** SQL LIKE with Airflow's `|` for OR. */
@@ -88,15 +70,9 @@ function matches(pattern: string | null, value: string): boolean {
   return pattern === null || pattern === '' || likeMatcher(pattern)(value);
 }
 
-function page<T>(url: URL, items: T[], dflt = 50): T[] {
-  const limit = intQuery(url, 'limit', dflt, 0, 10_000);
-  const offset = intQuery(url, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-  return items.slice(offset, offset + limit);
-}
-
 async function listAssets({ b, url }: RouteCtx) {
   const onlyActive = url.searchParams.get('only_active') !== 'false';
-  const dagIds = url.searchParams.getAll('dag_ids').flatMap((v) => v.split(',')).filter(Boolean);
+  const dagIds = listQuery(url, 'dag_ids');
   const records = (await b.ports.store.listAssetRecords()).filter((r) =>
     (!onlyActive || r.active) && matches(url.searchParams.get('name_pattern'), r.name) && matches(url.searchParams.get('uri_pattern'), r.uri) &&
     (dagIds.length === 0 || dagIds.some((d) => r.consumers.includes(d) || r.producers.some((t) => t.dagId === d))));
@@ -109,7 +85,7 @@ async function listAssets({ b, url }: RouteCtx) {
 async function listEvents({ b, url }: RouteCtx) {
   const q = (n: string) => url.searchParams.get(n);
   const idText = q('asset_id');
-  const records = idText ? [await assetById(b, idText)] : await b.ports.store.listAssetRecords();
+  const records = idText ? [await assetById(b, idText, ['query', 'asset_id'])] : await b.ports.store.listAssetRecords();
   const gte = dateQuery(url, 'timestamp_gte');
   const gt = dateQuery(url, 'timestamp_gt');
   const lte = dateQuery(url, 'timestamp_lte');
@@ -133,12 +109,12 @@ async function listEvents({ b, url }: RouteCtx) {
 
 async function createEvent({ b, body }: RouteCtx) {
   onlyFields(body, ['asset_id', 'extra', 'partition_key']);
-  if (typeof body.asset_id !== 'number') throw new HttpError(422, `asset_id: must be an integer, got ${JSON.stringify(body.asset_id)}`);
-  if (body.partition_key !== undefined && body.partition_key !== null) throw new HttpError(422, 'partition_key: asset partitions are not supported by Airless');
+  if (!Number.isSafeInteger(body.asset_id)) throw invalid(['body', 'asset_id'], `asset_id: must be an integer, got ${JSON.stringify(body.asset_id)}`, body.asset_id ?? null, 'int_type');
+  if (body.partition_key !== undefined && body.partition_key !== null) throw invalid(['body', 'partition_key'], 'partition_key: asset partitions are not supported by Airless', body.partition_key);
   const extra = body.extra === undefined ? {} : body.extra;
   const problem = extraProblem(extra);
-  if (problem) throw new HttpError(422, `extra: ${problem}`);
-  const rec = await assetById(b, String(body.asset_id));
+  if (problem) throw invalid(['body', 'extra'], `extra: ${problem}`, extra, 'dict_type');
+  const rec = await assetById(b, String(body.asset_id), ['body', 'asset_id']);
   const r = await recordAssetEvent(b.ports, { uri: rec.uri, key: `api:${randomUUID()}`, extra: extra as Record<string, unknown>, origin: 'api' });
   if (!r) throw new HttpError(404, `asset_id: the Asset with ID: \`${body.asset_id}\` was not found`);
   return eventJson(b.ports, r.event, rec);
@@ -155,8 +131,8 @@ function queuedOf(q: AssetQueue | undefined, before: number | undefined): Map<st
   return out;
 }
 
-function queuedJson(dagId: string, uri: string, at: number) {
-  return { dag_id: dagId, asset_id: assetId(uri), created_at: iso(at), dag_display_name: dagId };
+function queuedJson(dagId: string, uri: string, at: number, dagDisplayName: string) {
+  return { dag_id: dagId, asset_id: assetId(uri), created_at: iso(at), dag_display_name: dagDisplayName };
 }
 
 function beforeQuery(url: URL): number | undefined {
@@ -164,14 +140,13 @@ function beforeQuery(url: URL): number | undefined {
 }
 
 function noBefore(url: URL): void {
-  if (url.searchParams.get('before')) throw new HttpError(422, 'before: Airless deletes all the queued events of a DAG or asset, not those before a date');
+  const given = url.searchParams.get('before');
+  if (given) throw invalid(['query', 'before'], 'before: Airless deletes all the queued events of a DAG or asset, not those before a date', given);
 }
 
 async function deleted(res: RouteCtx['res'], f: () => Promise<unknown>): Promise<undefined> {
   await f();
-  res.writeHead(204);
-  res.end();
-  return undefined;
+  return sendEmpty(res);
 }
 
 /**
@@ -193,14 +168,25 @@ export function assetRoutes(): Route[] {
       },
     },
     {
+      // The events an asset-triggered run consumed (kept on the run by ref); none for any other run.
+      method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamAssetEvents',
+      handle: async ({ b, p }) => {
+        const { run } = await needRun(b, p.dag_id!, p.dag_run_id!);
+        const events = await b.ports.store.getAssetEvents(Object.values(run.assetEvents ?? {}).flat());
+        const records = new Map((await b.ports.store.listAssetRecords()).map((r) => [r.uri, r]));
+        return { asset_events: await Promise.all(events.map((e) => eventJson(b.ports, e, records.get(e.uri)))), total_entries: events.length };
+      },
+    },
+    {
       method: 'GET', path: '/api/v2/assets/{asset_id}/queuedEvents',
       handle: async ({ b, p, url }) => {
-        const rec = await assetById(b, p.asset_id!);
+        // The spec lists no 404 here: an unknown asset has no queued events.
+        const rec = await findAsset(b, p.asset_id!);
         const before = beforeQuery(url);
         const out = [];
-        for (const dagId of rec.consumers) {
-          const at = queuedOf(await b.ports.store.getAssetQueue(dagId), before).get(rec.uri);
-          if (at !== undefined) out.push(queuedJson(dagId, rec.uri, at));
+        for (const dagId of rec?.consumers ?? []) {
+          const at = queuedOf(await b.ports.store.getAssetQueue(dagId), before).get(rec!.uri);
+          if (at !== undefined) out.push(queuedJson(dagId, rec!.uri, at, await displayName(b, dagId)));
         }
         return { queued_events: out, total_entries: out.length };
       },
@@ -216,9 +202,10 @@ export function assetRoutes(): Route[] {
     {
       method: 'GET', path: '/api/v2/dags/{dag_id}/assets/queuedEvents',
       handle: async ({ b, p, url }) => {
-        await needDag(b, p.dag_id!);
+        // The spec lists no 404 here: an unknown DAG has no queued events.
         const queued = queuedOf(await b.ports.store.getAssetQueue(p.dag_id!), beforeQuery(url));
-        const out = [...queued].map(([uri, at]) => queuedJson(p.dag_id!, uri, at));
+        const name = await displayName(b, p.dag_id!);
+        const out = [...queued].map(([uri, at]) => queuedJson(p.dag_id!, uri, at, name));
         return { queued_events: out, total_entries: out.length };
       },
     },
@@ -233,11 +220,11 @@ export function assetRoutes(): Route[] {
     {
       method: 'GET', path: '/api/v2/dags/{dag_id}/assets/{asset_id}/queuedEvents',
       handle: async ({ b, p, url }) => {
-        await needDag(b, p.dag_id!);
+        const dag = await needDag(b, p.dag_id!);
         const rec = await assetById(b, p.asset_id!);
         const at = queuedOf(await b.ports.store.getAssetQueue(p.dag_id!), beforeQuery(url)).get(rec.uri);
         if (at === undefined) throw new HttpError(404, `Queue event with dag_id: \`${p.dag_id}\` and asset uri: \`${rec.uri}\` was not found`);
-        return queuedJson(p.dag_id!, rec.uri, at);
+        return queuedJson(p.dag_id!, rec.uri, at, dag.spec.displayName ?? p.dag_id!);
       },
     },
     {

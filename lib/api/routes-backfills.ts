@@ -14,15 +14,16 @@ import type { ApiBackend } from './backend.js';
 import { HttpError, sendJson } from './http.js';
 import { intQuery, onlyFields, optBool, optObject } from './params.js';
 import type { Route } from './router.js';
+import type { DagNaming } from './shapes.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
-/** Airflow's BackfillResponse, with Airless's progress. */
-export function backfillJson(b: Backfill) {
+/** Airflow's BackfillResponse, with Airless's progress; `dag` names the DAG (`dag_display_name`). */
+export function backfillJson(b: Backfill, dag?: DagNaming) {
   return {
     id: b.id,
     dag_id: b.dagId,
-    dag_display_name: b.dagId,
+    dag_display_name: dag?.displayName ?? b.dagId,
     from_date: iso(b.fromDate),
     to_date: iso(b.toDate),
     dag_run_conf: b.conf,
@@ -100,6 +101,11 @@ async function needBackfill(b: ApiBackend, id: number): Promise<Backfill> {
   return found;
 }
 
+/** A backfill's response, its DAG named by the DAG's display name. */
+async function named(b: ApiBackend, bf: Backfill) {
+  return backfillJson(bf, (await b.ports.store.getDag(bf.dagId))?.spec);
+}
+
 export function backfillRoutes(): Route[] {
   return [
     {
@@ -113,12 +119,13 @@ export function backfillRoutes(): Route[] {
         if (order !== 'id' && order !== '-id') throw new HttpError(422, `order_by: only id or -id, got ${JSON.stringify(order)}`);
         const all = await b.ports.store.listBackfills(dagId);
         if (order === '-id') all.reverse();
-        return { backfills: all.slice(offset, offset + limit).map(backfillJson), total_entries: all.length };
+        const dag = (await b.ports.store.getDag(dagId))?.spec;
+        return { backfills: all.slice(offset, offset + limit).map((x) => backfillJson(x, dag)), total_entries: all.length };
       }),
     },
     {
       method: 'POST', path: '/api/v2/backfills',
-      handle: ({ b, body, res }) => answer(res, 'body', async () => backfillJson(await createBackfill(b.ports, postBody(body)))),
+      handle: ({ b, body, res }) => answer(res, 'body', async () => named(b, await createBackfill(b.ports, postBody(body)))),
     },
     {
       method: 'POST', path: '/api/v2/backfills/dry_run',
@@ -136,7 +143,7 @@ export function backfillRoutes(): Route[] {
     },
     {
       method: 'GET', path: '/api/v2/backfills/{backfill_id}',
-      handle: ({ b, p, res }) => answer(res, 'path', async () => backfillJson(await needBackfill(b, backfillId(p)))),
+      handle: ({ b, p, res }) => answer(res, 'path', async () => named(b, await needBackfill(b, backfillId(p)))),
     },
     ...(['pause', 'unpause', 'cancel'] as const).map((action): Route => ({
       method: 'PUT', path: `/api/v2/backfills/{backfill_id}/${action}`,
@@ -144,7 +151,7 @@ export function backfillRoutes(): Route[] {
         const id = backfillId(p);
         await needBackfill(b, id);
         const after = action === 'cancel' ? await cancelBackfill(b.ports, id) : await setBackfillPaused(b.ports, id, action === 'pause');
-        return backfillJson(after);
+        return named(b, after);
       }),
     })),
   ];

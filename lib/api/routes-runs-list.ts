@@ -3,7 +3,7 @@
  * form `POST /dags/~/dagRuns/list`: state, run type, id patterns, date and duration ranges,
  * `order_by`, `limit`/`offset`.
  */
-import type { DagRun } from '../engine/index.js';
+import type { DagRun, DagSpec } from '../engine/index.js';
 import { needDag, type ApiBackend } from './backend.js';
 import { invalid } from './http.js';
 import { enumQuery, intQuery, likeMatcher, listQuery, onlyFields, page, rangeQuery, sorter } from './params.js';
@@ -15,10 +15,12 @@ const RUN_TYPES = ['backfill', 'scheduled', 'manual', 'asset_triggered', 'asset_
 const runType = (r: DagRun) => r.runType;
 const duration = (r: DagRun) => (r.startedAt === undefined || r.endedAt === undefined ? null : (r.endedAt - r.startedAt) / 1000);
 
-async function runsOf(b: ApiBackend, dagId: string, dagIds?: string[]): Promise<DagRun[]> {
-  const dags = dagId === '~' ? (await b.ports.store.listDags()).map((d) => d.dagId) : [(await needDag(b, dagId)).dagId];
-  const wanted = dagIds ? dags.filter((d) => dagIds.includes(d)) : dags;
-  return (await Promise.all(wanted.map((d) => b.ports.store.listRuns(d, {})))).flat();
+/** The runs of one DAG or of every DAG (`~`), and the DAGs' specs by id (to name them). */
+async function runsOf(b: ApiBackend, dagId: string, dagIds?: string[]): Promise<{ runs: DagRun[]; specs: Map<string, DagSpec> }> {
+  const dags = dagId === '~' ? await b.ports.store.listDags() : [await needDag(b, dagId)];
+  const wanted = dagIds ? dags.filter((d) => dagIds.includes(d.dagId)) : dags;
+  const runs = (await Promise.all(wanted.map((d) => b.ports.store.listRuns(d.dagId, {})))).flat();
+  return { runs, specs: new Map(wanted.map((d) => [d.dagId, d.spec])) };
 }
 
 async function list({ b, p, url }: RouteCtx, dagIds?: string[]): Promise<unknown> {
@@ -40,10 +42,11 @@ async function list({ b, p, url }: RouteCtx, dagIds?: string[]): Promise<unknown
     logical_date: (r) => r.logicalDate, run_after: (r) => r.logicalDate, start_date: (r) => r.startedAt, end_date: (r) => r.endedAt,
     run_type: runType, duration,
   });
-  const runs = (await runsOf(b, p.dag_id, dagIds)).filter((r) => (!states.length || states.includes(r.state)) && (!types.length || types.includes(r.runType))
+  const { runs: all, specs } = await runsOf(b, p.dag_id, dagIds);
+  const runs = all.filter((r) => (!states.length || states.includes(r.state)) && (!types.length || types.includes(r.runType))
     && dagMatch(r.dagId) && runMatch(r.runId) && ranges.every(([inRange, pick]) => inRange(pick(r))));
   runs.sort(order);
-  return { dag_runs: page(url, runs).map(dagRunJson), total_entries: runs.length };
+  return { dag_runs: page(url, runs).map((r) => dagRunJson(r, specs.get(r.dagId))), total_entries: runs.length };
 }
 
 const RANGES = ['duration', 'end_date', 'logical_date', 'run_after', 'start_date'].flatMap((n) => ['gt', 'gte', 'lt', 'lte'].map((x) => `${n}_${x}`));

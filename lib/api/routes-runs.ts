@@ -31,10 +31,11 @@ async function patchDagRun({ b, p, url, body }: RouteCtx): Promise<unknown> {
   if (fields.includes('note') && note !== null && note !== undefined && (typeof note !== 'string' || note.length > 1000)) {
     throw invalid(['body', 'note'], `note: must be a string of at most 1000 characters, got ${JSON.stringify(note).slice(0, 40)}`, note, typeof note === 'string' ? 'string_too_long' : 'string_type');
   }
-  let { run } = await needRun(b, p.dag_id, p.dag_run_id);
+  const found = await needRun(b, p.dag_id, p.dag_run_id);
+  let run = found.run;
   if (fields.includes('state') && state !== null && state !== undefined) run = await engineCall(() => markRun(b.ports, p.dag_id, p.dag_run_id, state as RunMarkState));
   if (fields.includes('note')) run = await engineCall(() => setRunNote(b.ports, p.dag_id, p.dag_run_id, (note as string | null | undefined) ?? null));
-  return dagRunJson(run);
+  return dagRunJson(run, found.dag.spec);
 }
 
 /**
@@ -56,7 +57,7 @@ async function clearDagRun({ b, p, body }: RouteCtx): Promise<unknown> {
     return { task_instances: items, total_entries: items.length };
   }
   if (tis.length) await engineCall(() => clearTasks(b.ports, p.dag_id, p.dag_run_id, tis.map((t) => t.taskId), { downstream: false }));
-  return dagRunJson((await needRun(b, p.dag_id, p.dag_run_id)).run);
+  return dagRunJson((await needRun(b, p.dag_id, p.dag_run_id)).run, dag.spec);
 }
 
 /** Every tag of every DAG, once each, sorted (Airflow's `get_dag_tags`). */
@@ -76,7 +77,7 @@ async function dagStats({ b, url }: RouteCtx): Promise<unknown> {
   const dags = (await b.ports.store.listDags()).filter((d) => !wanted.length || wanted.includes(d.dagId)).sort((x, y) => x.dagId.localeCompare(y.dagId));
   const out = await Promise.all(dags.map(async (d) => {
     const runs = await b.ports.store.listRuns(d.dagId, {});
-    return { dag_id: d.dagId, dag_display_name: d.dagId, stats: RUN_STATES.map((state) => ({ state, count: runs.filter((r) => r.state === state).length })) };
+    return { dag_id: d.dagId, dag_display_name: d.spec.displayName ?? d.dagId, stats: RUN_STATES.map((state) => ({ state, count: runs.filter((r) => r.state === state).length })) };
   }));
   return { dags: out, total_entries: out.length };
 }

@@ -23,7 +23,7 @@ function timeDelta(ms: number | undefined) {
 export function taskJson(spec: DagSpec, t: TaskSpec) {
   const op = operatorName(t);
   return {
-    task_id: t.taskId, task_display_name: t.taskId, owner: 'airless', start_date: null, end_date: null,
+    task_id: t.taskId, task_display_name: t.displayName ?? t.taskId, owner: 'airless', start_date: null, end_date: null,
     trigger_rule: t.triggerRule, depends_on_past: t.dependsOnPast === true, wait_for_downstream: false,
     retries: t.retries, queue: null, pool: t.pool ?? 'default_pool', pool_slots: t.poolSlots ?? 1,
     execution_timeout: timeDelta(t.executionTimeoutMs), retry_delay: timeDelta(t.retryDelayMs),

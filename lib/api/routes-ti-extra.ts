@@ -38,8 +38,8 @@ async function dryRun({ b, p, url, body }: RouteCtx): Promise<unknown> {
   if (body.new_state !== undefined && body.new_state !== null && !MARK_STATES.includes(body.new_state as MarkState)) {
     throw new HttpError(422, `new_state: must be one of ${MARK_STATES.join(', ')}, got ${JSON.stringify(body.new_state)}`);
   }
-  const { run, t, ti } = await loadTi(b, p, url);
-  const items = ti ? [taskInstanceJson(run, t, t.taskId, ti)] : [];
+  const { dag, run, t, ti } = await loadTi(b, p, url);
+  const items = ti ? [taskInstanceJson(run, dag.spec, t, t.taskId, ti)] : [];
   return { task_instances: items, total_entries: items.length };
 }
 

@@ -45,7 +45,7 @@ async function logs({ b, p, url, req, res }: RouteCtx): Promise<unknown> {
 }
 
 async function xcomEntries({ b, p, url }: RouteCtx): Promise<unknown> {
-  const { run, t, ti, id, mapIndex } = await loadTi(b, p, url);
+  const { dag, run, t, ti, id, mapIndex } = await loadTi(b, p, url);
   const asked = url.searchParams.get('xcom_key');
   // Without a key: the return value and each key of it that tasks read on their own (typed TaskFlow's multiple_outputs).
   const keys = asked !== null ? [asked] : ['return_value', ...(t.outputKeys ?? [])];
@@ -56,7 +56,7 @@ async function xcomEntries({ b, p, url }: RouteCtx): Promise<unknown> {
     if (value === undefined) continue;
     entries.push({
       key, timestamp: new Date(ti?.endedAt ?? run.logicalDate).toISOString(), logical_date: new Date(run.logicalDate).toISOString(),
-      map_index: mapIndex, task_id: p.task_id, dag_id: p.dag_id, run_id: p.dag_run_id, dag_display_name: p.dag_id, task_display_name: p.task_id,
+      map_index: mapIndex, task_id: p.task_id, dag_id: p.dag_id, run_id: p.dag_run_id, dag_display_name: dag.spec.displayName ?? p.dag_id, task_display_name: t.displayName ?? p.task_id,
       run_after: new Date(run.logicalDate).toISOString(),
       // Any value the codec keeps (BigInt, Map, cycles) as JSON data: JSON.stringify threw on them.
       value: displayValue(value),
@@ -83,11 +83,11 @@ async function xcomEntry(ctx: RouteCtx): Promise<unknown> {
  * retried try, null before a clear), without their own dates; their logs are kept in full.
  */
 async function tries({ b, p, url }: RouteCtx): Promise<unknown> {
-  const { run, t, ti } = await loadTi(b, p, url);
+  const { dag, run, t, ti } = await loadTi(b, p, url);
   const out = [];
   const n = ti?.tryNumber ?? 0;
   for (let i = 1; i <= n; i++) {
-    const cur = taskInstanceJson(run, t, t.taskId, ti);
+    const cur = taskInstanceJson(run, dag.spec, t, t.taskId, ti);
     out.push(i === n ? cur : { ...cur, try_number: i, state: i > (ti?.tryBase ?? 0) ? 'up_for_retry' : null, start_date: null, end_date: null, duration: null });
   }
   return { task_instances: out, total_entries: out.length };
@@ -120,28 +120,28 @@ async function patchTaskInstance({ b, p, body, url }: RouteCtx): Promise<unknown
   if (wantState && !MARK_STATES.includes(body.new_state as MarkState)) throw new HttpError(422, `new_state: must be one of ${MARK_STATES.join(', ')}, got ${JSON.stringify(body.new_state)}`);
   const note = body.note;
   if (wantNote && note !== null && (typeof note !== 'string' || note.length > 1000)) throw invalid(['body', 'note'], 'note: must be a string of at most 1000 characters', note, 'string_type');
-  const { run, t, id } = await loadTi(b, p, url);
+  const { dag, run, t, id } = await loadTi(b, p, url);
   let ti = wantState ? await markTask(b.ports, p.dag_id, p.dag_run_id, id, body.new_state as MarkState) : undefined;
   if (wantNote) {
     ti = await setTaskNote(b.ports, { dagId: p.dag_id, runId: p.dag_run_id, taskId: id }, (note as string | null) ?? null);
     if (!ti) throw new HttpError(409, `task_id: task ${JSON.stringify(p.task_id)} has not been reached in this run; it has no note to set`);
   }
-  return { task_instances: [taskInstanceJson(run, t, t.taskId, ti)], total_entries: 1 };
+  return { task_instances: [taskInstanceJson(run, dag.spec, t, t.taskId, ti)], total_entries: 1 };
 }
 
 /** Airflow's listMapped: the mapped instances of a task, in map-index order. */
 async function listMapped({ b, p }: RouteCtx): Promise<unknown> {
-  const { run, t } = await loadTi(b, p);
+  const { dag, run, t } = await loadTi(b, p);
   const all = await b.ports.store.listTasks(p.dag_id, p.dag_run_id);
   const mapped = all.filter((ti) => isInstanceId(ti.taskId) && baseTaskId(ti.taskId) === t.taskId).sort((a, c) => (a.mapIndex ?? 0) - (c.mapIndex ?? 0));
-  const out = mapped.map((ti) => taskInstanceJson(run, t, t.taskId, ti));
+  const out = mapped.map((ti) => taskInstanceJson(run, dag.spec, t, t.taskId, ti));
   return { task_instances: out, total_entries: out.length };
 }
 
 /** One task instance by `{map_index}` in the path (-1: the unmapped task). */
 async function oneInstance({ b, p }: RouteCtx): Promise<unknown> {
-  const { run, t, ti } = await loadTi(b, p);
-  return taskInstanceJson(run, t, t.taskId, ti);
+  const { dag, run, t, ti } = await loadTi(b, p);
+  return taskInstanceJson(run, dag.spec, t, t.taskId, ti);
 }
 
 export function taskInstanceRoutes(): Route[] {

@@ -96,7 +96,7 @@ export function uiRoutes(): Route[] {
         const recent = await Promise.all(dags.map((d) => b.ports.store.listRuns(d.dagId, { limit: n })));
         return {
           backend: b.name,
-          dags: dags.map((d, i) => ({ dag_id: d.dagId, latest_dag_runs: recent[i].map(dagRunJson) })),
+          dags: dags.map((d, i) => ({ dag_id: d.dagId, latest_dag_runs: recent[i].map((r) => dagRunJson(r, d.spec)) })),
         };
       },
     },

@@ -34,8 +34,8 @@ export function taskInstancesOf(spec: DagSpec, run: DagRun, tis: TaskInstance[])
   for (const ti of tis) if (isInstanceId(ti.taskId)) (instances.get(baseTaskId(ti.taskId)) ?? instances.set(baseTaskId(ti.taskId), []).get(baseTaskId(ti.taskId))!).push(ti);
   return spec.tasks.flatMap((t) => {
     const mapped = instances.get(t.taskId);
-    if (!mapped) return [taskInstanceJson(run, t, t.taskId, byId.get(t.taskId))];
-    return mapped.sort((a, b) => (a.mapIndex ?? 0) - (b.mapIndex ?? 0)).map((ti) => taskInstanceJson(run, t, t.taskId, ti));
+    if (!mapped) return [taskInstanceJson(run, spec, t, t.taskId, byId.get(t.taskId))];
+    return mapped.sort((a, b) => (a.mapIndex ?? 0) - (b.mapIndex ?? 0)).map((ti) => taskInstanceJson(run, spec, t, t.taskId, ti));
   });
 }
 
@@ -78,14 +78,14 @@ async function clearTaskInstances(b: ApiBackend, dagId: string, body: Record<str
       (!onlyFailed || ti.state === 'failed' || ti.state === 'upstream_failed') && (!onlyRunning || ti.state === 'running'));
     const chosen = tis.filter((ti) => ['success', 'failed', 'skipped', 'upstream_failed', 'removed'].includes(ti.state));
     if (!dryRun && chosen.length) await engineCall(() => clearTasks(b.ports, dagId, run.runId, chosen.map((t) => t.taskId), { downstream: false }));
-    for (const ti of chosen) out.push(taskInstanceJson(run, spec.tasks.find((t) => t.taskId === ti.taskId), ti.taskId, ti));
+    for (const ti of chosen) out.push(taskInstanceJson(run, spec, spec.tasks.find((t) => t.taskId === ti.taskId), ti.taskId, ti));
   }
   return { task_instances: out, total_entries: out.length };
 }
 
 async function triggerDagRun(b: ApiBackend, dagId: string, body: Record<string, unknown>) {
   onlyFields(body, ['dag_run_id', 'logical_date', 'data_interval_start', 'data_interval_end', 'run_after', 'conf', 'note']);
-  await needDag(b, dagId);
+  const dag = await needDag(b, dagId);
   const conf = optObject(body, 'conf');
   const logicalDate = optDate(body, 'logical_date');
   const runId = optString(body, 'dag_run_id');
@@ -95,7 +95,7 @@ async function triggerDagRun(b: ApiBackend, dagId: string, body: Record<string, 
   if (runIdError) throw new HttpError(400, `dag_run_id: ${runIdError}`);
   if (runId !== undefined && (await b.ports.store.getRun(dagId, runId))) throw new HttpError(409, `dag_run_id: run ${JSON.stringify(runId)} of DAG ${JSON.stringify(dagId)} exists already`);
   const run = await engineCall(() => triggerRun(b.ports, dagId, { conf, logicalDate, runId, runType: 'manual' }));
-  return dagRunJson(run);
+  return dagRunJson(run, dag.spec);
 }
 
 /**
@@ -164,14 +164,14 @@ export function v2Routes(): Route[] {
       },
     },
     { method: 'POST', path: '/api/v2/dags/{dag_id}/dagRuns', handle: async ({ b, p, body }) => triggerDagRun(b, p.dag_id, body) },
-    { method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}', handle: async ({ b, p }) => dagRunJson((await needRun(b, p.dag_id, p.dag_run_id)).run) },
+    { method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}', handle: async ({ b, p }) => { const { dag, run } = await needRun(b, p.dag_id, p.dag_run_id); return dagRunJson(run, dag.spec); } },
     {
       method: 'GET', path: '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}',
       handle: async ({ b, p }) => {
         const { dag, run } = await needRun(b, p.dag_id, p.dag_run_id);
         const t = needTask(dag.spec, p.task_id);
         const ti = await b.ports.store.getTask({ dagId: p.dag_id, runId: p.dag_run_id, taskId: p.task_id });
-        return taskInstanceJson(run, t, t.taskId, ti, renderedFields(dag.spec, run, t.taskId));
+        return taskInstanceJson(run, dag.spec, t, t.taskId, ti, renderedFields(dag.spec, run, t.taskId));
       },
     },
     { method: 'POST', path: '/api/v2/dags/{dag_id}/clearTaskInstances', handle: async ({ b, p, body }) => clearTaskInstances(b, p.dag_id, body) },

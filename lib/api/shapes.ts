@@ -7,6 +7,9 @@ import { createHash } from 'node:crypto';
 import type { DagRecord, DagRun, DagSpec, TaskInstance, TaskSpec } from '../engine/index.js';
 
 export const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? null : new Date(ms).toISOString());
+/** What a response needs of a DAG to name it: its `displayName` (authoring), else its id. */
+export type DagNaming = Pick<DagSpec, 'displayName'> | undefined;
+
 const seconds = (a?: number, b?: number) => (a === undefined || b === undefined ? null : (b - a) / 1000);
 
 /** Namespace of Airless's name-based UUIDs (a v4 UUID drawn once). */
@@ -68,7 +71,7 @@ export function dagJson(d: DagRecord) {
     description: s.description ?? null,
     timetable_summary: timetableSummary(s),
     timetable_description: timetableDescription(s),
-    tags: s.tags.map((name) => ({ name, dag_id: d.dagId, dag_display_name: d.dagId })),
+    tags: s.tags.map((name) => ({ name, dag_id: d.dagId, dag_display_name: s.displayName ?? d.dagId })),
     max_active_tasks: s.maxActiveTasks,
     max_active_runs: s.maxActiveRuns,
     max_consecutive_failed_dag_runs: 0,
@@ -114,12 +117,12 @@ export function dagDetailsJson(d: DagRecord) {
   };
 }
 
-/** Airflow's DAGRunResponse. */
-export function dagRunJson(r: DagRun) {
+/** Airflow's DAGRunResponse; `dag` names the DAG (`dag_display_name`). */
+export function dagRunJson(r: DagRun, dag: DagNaming) {
   return {
     dag_run_id: r.runId,
     dag_id: r.dagId,
-    dag_display_name: r.dagId,
+    dag_display_name: dag?.displayName ?? r.dagId,
     logical_date: iso(r.logicalDate),
     queued_at: iso(r.queuedAt),
     start_date: iso(r.startedAt),
@@ -155,7 +158,7 @@ export function operatorName(t: TaskSpec | undefined): string | null {
  * with state null, as Airflow lists them. A mapped instance (`size#3`) is task `size` with
  * `map_index` 3; anything else has -1.
  */
-export function taskInstanceJson(run: DagRun, t: TaskSpec | undefined, taskId: string, ti: TaskInstance | undefined, rendered?: Record<string, unknown>) {
+export function taskInstanceJson(run: DagRun, dag: DagNaming, t: TaskSpec | undefined, taskId: string, ti: TaskInstance | undefined, rendered?: Record<string, unknown>) {
   const mapIndex = ti?.mapIndex ?? -1;
   return {
     id: uuidFor('ti', run.dagId, run.runId, taskId, String(mapIndex)),
@@ -172,7 +175,7 @@ export function taskInstanceJson(run: DagRun, t: TaskSpec | undefined, taskId: s
     try_number: ti?.tryNumber ?? 0,
     max_tries: maxTries(t, ti),
     task_display_name: t?.displayName ?? taskId,
-    dag_display_name: run.dagId,
+    dag_display_name: dag?.displayName ?? run.dagId,
     hostname: null,
     unixname: null,
     pool: t?.pool ?? 'default_pool',

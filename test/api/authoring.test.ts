@@ -8,6 +8,7 @@ import { dag, param } from '../../lib/sdk/index.js';
 import { apiOverRuntime } from './support.js';
 
 const report = dag('report', {
+  tags: ['daily'],
   displayName: 'Daily report 📊',
   doc: '# Report\nCounts **rows**.',
   params: {
@@ -18,8 +19,11 @@ const report = dag('report', {
   task('count_rows', (ctx) => ctx.params.count, { displayName: 'Count the rows', doc: 'Reads the table' });
 });
 
+/** A scheduled DAG with a display name, for the backfill's `dag_display_name`. */
+const nightly = dag('nightly', { schedule: '@daily', displayName: 'Nightly load' }, ({ task }) => { task('load', () => 1); });
+
 let h: Awaited<ReturnType<typeof apiOverRuntime>>;
-beforeAll(async () => { h = await apiOverRuntime([report]); });
+beforeAll(async () => { h = await apiOverRuntime([report, nightly]); });
 afterAll(async () => { await h.api.close(); });
 
 describe('POST /api/v2/dags/{dag_id}/dagRuns with params that have schemas', () => {
@@ -58,5 +62,31 @@ describe('task display names', () => {
     expect(r.status).toBe(200);
     const tis = r.json;
     expect(tis.task_instances.find((t: { task_id: string }) => t.task_id === 'count_rows').task_display_name).toBe('Count the rows');
+  });
+});
+
+describe('display names everywhere the API names a DAG or a task', () => {
+  it('runs, run listings, task instances, tries, XCom, tasks, tags, stats and backfills send the display names, not the ids', async () => {
+    const runId = (await h.call('POST', '/api/v2/dags/report/dagRuns', { dag_run_id: 'named_run', conf: { ticket: 'OPS-4' } })).json.dag_run_id;
+    await h.rt.runToCompletion('report', runId);
+    const RUN = `/api/v2/dags/report/dagRuns/${runId}`;
+    const dagNamed = { dag_display_name: 'Daily report 📊' };
+    expect((await h.call('GET', RUN)).json).toMatchObject(dagNamed);
+    for (const path of ['/api/v2/dags/report/dagRuns', '/api/v2/dags/~/dagRuns']) {
+      expect((await h.call('GET', path)).json.dag_runs.map((r: { dag_display_name: string }) => r.dag_display_name)).toContain('Daily report 📊');
+    }
+    const taskNamed = { ...dagNamed, task_display_name: 'Count the rows' };
+    expect((await h.call('GET', `${RUN}/taskInstances/count_rows`)).json).toMatchObject(taskNamed);
+    expect((await h.call('GET', `${RUN}/taskInstances/count_rows/tries`)).json.task_instances[0]).toMatchObject(taskNamed);
+    expect((await h.call('GET', '/api/v2/dags/~/dagRuns/~/taskInstances?dag_id_pattern=report')).json.task_instances[0]).toMatchObject(taskNamed);
+    expect((await h.call('GET', `${RUN}/taskInstances/count_rows/xcomEntries`)).json.xcom_entries[0]).toMatchObject(taskNamed);
+    expect((await h.call('GET', '/api/v2/dags/report/tasks/count_rows')).json.task_display_name).toBe('Count the rows');
+    expect((await h.call('GET', '/api/v2/dags/report')).json.tags).toEqual([{ name: 'daily', dag_id: 'report', ...dagNamed }]);
+    expect((await h.call('GET', '/api/v2/dagStats?dag_ids=report')).json.dags[0]).toMatchObject(dagNamed);
+    const bf = await h.call('POST', '/api/v2/backfills', { dag_id: 'nightly', from_date: '2025-10-01T00:00:00Z', to_date: '2025-10-02T00:00:00Z' });
+    expect(bf.status, bf.text).toBe(200);
+    expect(bf.json.dag_display_name).toBe('Nightly load');
+    expect((await h.call('GET', '/api/v2/backfills?dag_id=nightly')).json.backfills[0].dag_display_name).toBe('Nightly load');
+    expect((await h.call('GET', `/api/v2/backfills/${bf.json.id}`)).json.dag_display_name).toBe('Nightly load');
   });
 });

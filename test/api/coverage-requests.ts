@@ -3,7 +3,8 @@
  * success and the errors a client meets (unknown DAG, run or task; bad input). Each list
  * is made fresh for the operation, so an operation that changes state makes its own run.
  */
-import { dag, definePool } from '../../lib/sdk/index.js';
+import { assetId } from '../../lib/engine/index.js';
+import { allOf, asset, dag, definePool } from '../../lib/sdk/index.js';
 import type { DagDefinition } from '../../lib/sdk/types.js';
 import type { apiOverRuntime } from './support.js';
 
@@ -39,7 +40,19 @@ export function probeDags(): DagDefinition[] {
       const list = task('list', async () => ['a', 'bb', 'ccc']);
       task('size', async (_ctx, s: string) => s.length, { pool: definePool('probe_pool', { slots: 3, description: 'probes' }) }).expand(list);
     }),
+    dag('probe_producer', { schedule: null }, ({ task }) => { task('write', () => 1, { outlets: [probeRaw] }); }),
+    // Waits on both assets, so an event of one stays queued for it.
+    dag('probe_consumer', { schedule: allOf(probeRaw, probeOther), displayName: 'Probe consumer' }, ({ task }) => { task('read', () => 1, { inlets: [probeRaw] }); }),
   ];
+}
+
+const probeRaw = asset('probe://lake/raw', { name: 'probe_raw', group: 'probe', extra: { owner: 'probes' } });
+const probeOther = asset('probe://lake/other');
+const RAW_ID = assetId(probeRaw.uri);
+/** Queues an event of probe_raw for probe_consumer (an asset event through the API), so a queued event exists to read. */
+async function queueRaw(f: Fixture): Promise<void> {
+  const r = await f.h.call('POST', '/api/v2/assets/events', { asset_id: RAW_ID, extra: { from: 'probes' } });
+  if (r.status !== 200) throw new Error(`asset event for the probes: ${r.status} ${r.text}`);
 }
 
 const E = encodeURIComponent;
@@ -252,6 +265,56 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
     // The spec lists cancel before these: they drive a backfill of their own, made once (make is called twice).
     pause_backfill: async (f) => [{ path: `/api/v2/backfills/${await openBackfill(f)}/pause` }, { path: '/api/v2/backfills/999/pause' }],
     unpause_backfill: async (f) => [{ path: `/api/v2/backfills/${await openBackfill(f)}/unpause` }, { path: '/api/v2/backfills/999/unpause' }],
+    get_assets: async () => [
+      { path: '/api/v2/assets' }, { path: '/api/v2/assets?name_pattern=probe%&dag_ids=probe_consumer&order_by=-name&limit=1' },
+      { path: '/api/v2/assets?only_active=maybe' }, { path: '/api/v2/assets?order_by=color' },
+    ],
+    get_asset_events: async () => [
+      { path: `/api/v2/assets/events?asset_id=${RAW_ID}&timestamp_gte=2020-01-01T00:00:00Z&order_by=-timestamp` }, { path: '/api/v2/assets/events?source_dag_id=probe_producer' },
+      { path: '/api/v2/assets/events?asset_id=x' }, { path: '/api/v2/assets/events?asset_id=12345' }, { path: '/api/v2/assets/events?timestamp_lt=never' },
+    ],
+    create_asset_event: async () => [
+      { path: '/api/v2/assets/events', body: { asset_id: RAW_ID, extra: { rows: 1 } } }, { path: '/api/v2/assets/events', body: { asset_id: 'x' } },
+      { path: '/api/v2/assets/events', body: { asset_id: RAW_ID, extra: [1] } }, { path: '/api/v2/assets/events', body: { asset_id: 12345 } },
+    ],
+    get_asset: async () => [{ path: `/api/v2/assets/${RAW_ID}` }, { path: '/api/v2/assets/12345' }, { path: '/api/v2/assets/x' }],
+    delete_asset_queued_events: async () => [
+      { path: `/api/v2/assets/${RAW_ID}/queuedEvents` }, { path: '/api/v2/assets/12345/queuedEvents' }, { path: `/api/v2/assets/${RAW_ID}/queuedEvents?before=2026-01-01` },
+    ],
+    get_asset_queued_events: async (f) => {
+      await queueRaw(f);
+      return [{ path: `/api/v2/assets/${RAW_ID}/queuedEvents` }, { path: '/api/v2/assets/12345/queuedEvents' }, { path: '/api/v2/assets/x/queuedEvents' }];
+    },
+    delete_dag_asset_queued_events: async () => [
+      { path: '/api/v2/dags/probe_consumer/assets/queuedEvents' }, { path: '/api/v2/dags/nope/assets/queuedEvents' },
+      { path: '/api/v2/dags/probe_consumer/assets/queuedEvents?before=2026-01-01' },
+    ],
+    get_dag_asset_queued_events: async (f) => {
+      await queueRaw(f);
+      return [{ path: '/api/v2/dags/probe_consumer/assets/queuedEvents' }, { path: '/api/v2/dags/probe_consumer/assets/queuedEvents?before=x' }];
+    },
+    delete_dag_asset_queued_event: async () => [
+      { path: `/api/v2/dags/probe_consumer/assets/${RAW_ID}/queuedEvents` }, { path: '/api/v2/dags/probe_consumer/assets/12345/queuedEvents' },
+      { path: '/api/v2/dags/nope/assets/1/queuedEvents' },
+    ],
+    get_dag_asset_queued_event: async (f) => {
+      await queueRaw(f);
+      return [
+        { path: `/api/v2/dags/probe_consumer/assets/${RAW_ID}/queuedEvents` }, { path: `/api/v2/dags/probe_producer/assets/${RAW_ID}/queuedEvents` },
+        { path: '/api/v2/dags/probe_consumer/assets/x/queuedEvents' },
+      ];
+    },
+    get_upstream_asset_events: async (f) => {
+      // probe_raw is queued for probe_consumer (above): an event of probe_other completes its schedule and makes a run.
+      await queueRaw(f);
+      await f.h.call('POST', '/api/v2/assets/events', { asset_id: assetId(probeOther.uri) });
+      await f.h.rt.runUntil(async () => (await f.h.rt.ports.store.listRuns('probe_consumer', {})).length > 0);
+      const [run] = await f.h.rt.ports.store.listRuns('probe_consumer', {});
+      return [
+        { path: `/api/v2/dags/probe_consumer/dagRuns/${E(run.runId)}/upstreamAssetEvents` }, { path: `${RUNS}/${E(f.run)}/upstreamAssetEvents` },
+        { path: '/api/v2/dags/probe_consumer/dagRuns/nope/upstreamAssetEvents' },
+      ];
+    },
     cancel_backfill: async () => [{ path: '/api/v2/backfills/1/cancel' }, { path: '/api/v2/backfills/999/cancel' }],
   },
 };

@@ -29,7 +29,7 @@ beforeAll(async () => {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 760 } });
   page = await ctx.newPage();
   page.on('pageerror', (err) => { throw err; });
-  await page.goto(`${h.api.url}/?token=${TOKEN}`);
+  await page.goto(`${h.api.url}/#token=${TOKEN}`);
 }, 60_000);
 
 afterAll(async () => {
