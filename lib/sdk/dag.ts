@@ -18,6 +18,7 @@ import { nodeTasks, outputDraft, outputNode } from './outputs.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import { assetScheduleSpec, assetSpecOf, isAssetDefinition, isAssetSchedule, type AssetDefinition } from './assets.js';
 import { isOperatorBody, operatorTask } from './operators.js';
+import { triggerSpec, type TriggerDagRunOptions } from './trigger-dag-run.js';
 import { scheduleOption } from './schedule.js';
 import { paramFields } from './params.js';
 import { dagDisplay, taskDisplay } from './display.js';
@@ -319,6 +320,7 @@ export function dag<P extends Params = Params>(
     },
     shortCircuit: (taskId: string, body: TaskFn<any>, opts?: ShortCircuitOptions) => shortCircuitTask(draft, taskId, body, opts),
     latestOnly: (taskId: string, opts: TaskOptions = {}) => draft.add(taskId, 'branch', {}, opts, { builtin: { type: 'latest_only' } }),
+    triggerDagRun: (taskId: string, t: TriggerDagRunOptions, opts: TaskOptions = {}) => draft.add(taskId, 'task', {}, opts, { builtin: triggerSpec(t) }),
     group: (groupId: string, a: any, b?: any) => declareGroup(builder, draft, undefined, groupId, a, b),
   } as unknown as DagBuilder<P & Params>;
   const result: unknown = build(builder);

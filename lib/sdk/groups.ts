@@ -129,6 +129,7 @@ function scopedBuilder<P extends Params>(base: DagBuilder<P>, draft: DagDraft, s
     sensor: (taskId: string, decl: unknown, o?: TaskOptions) => join(b.sensor(id(taskId), decl, withDefaults(o))),
     shortCircuit: (taskId: string, body: unknown, o?: TaskOptions) => join(b.shortCircuit(id(taskId), body, withDefaults(o))),
     latestOnly: (taskId: string, o?: TaskOptions) => join(b.latestOnly(id(taskId), withDefaults(o))),
+    triggerDagRun: (taskId: string, t: unknown, o?: TaskOptions) => join(b.triggerDagRun(id(taskId), t, withDefaults(o))),
     group: (groupId: string, a: any, c?: any) => declareGroup(base, draft, scope, groupId, a, c),
   };
   return builder as unknown as DagBuilder<P>;

@@ -32,13 +32,11 @@ export function triggerOptions(spec: Omit<TriggerDagRunSpec, 'taskId'>, fail: Fa
     const v = o[k];
     if (v !== undefined && (!Array.isArray(v) || v.some((s) => !STATES.has(s as string)))) fail(`triggerDagRun(...) option "${k}" must be a list of run states (queued, running, success, failed)`);
   }
-  for (const [k, why] of [
-    ['runId', 'the triggered run gets its own manual run id'],
-    ['note', 'runs carry no note'],
-  ] as const) if (o[k] !== undefined) fail(`triggerDagRun(...) option "${k}" is not supported on Airless: ${why}`);
+  if (o.runId !== undefined && (typeof o.runId !== 'string' || o.runId === '')) fail('triggerDagRun(...) option "runId" must be a non-empty string');
+  if (o.note !== undefined) fail('triggerDagRun(...) option "note" is not supported on Airless: runs carry no note');
   for (const k of ['skipWhenAlreadyExists', 'failWhenDagIsPaused']) if (o[k] === true) fail(`triggerDagRun(...) option "${k}" is not supported on Airless`);
   const out: Record<string, unknown> = { dagId: o.dagId };
-  for (const k of ['conf', 'resetDagRun', 'waitForCompletion', 'allowedStates', 'failedStates']) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of ['runId', 'conf', 'resetDagRun', 'waitForCompletion', 'allowedStates', 'failedStates']) if (o[k] !== undefined) out[k] = o[k];
   return out;
 }
 
