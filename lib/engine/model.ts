@@ -170,6 +170,8 @@ export interface DagSpec {
   displayName?: string;
   /** Markdown documentation (Airflow's doc_md). */
   doc?: string;
+  /** Edge labels (Airflow's `Label`): upstream task id → downstream task id → label (rules/authoring.ts). */
+  edgeLabels?: Record<string, Record<string, string>>;
 }
 
 export interface Manifest {

@@ -7,6 +7,7 @@
  */
 import { idProblem } from '../engine/index.js';
 import { linkBefore, type DagDraft } from './dag.js';
+import type { LinkArg } from './edges.js';
 import type { DagBuilder, GroupHandle, Linkable, Params, TaskGroupOptions, TaskHandle, TaskOptions } from './types.js';
 
 interface Scope {
@@ -32,11 +33,11 @@ export class TaskGroupHandle implements GroupHandle {
   edgeIds(way: 'from' | 'to'): string[] {
     return way === 'to' ? this.roots() : this.leaves();
   }
-  before(...targets: Array<Linkable | readonly Linkable[]>): any {
+  before(...targets: LinkArg[]): any {
     return linkBefore(this.draft, [this], targets);
   }
-  after(...sources: Array<Linkable | readonly Linkable[]>): GroupHandle {
-    this.draft.link(this.draft.ids(sources, 'from'), this.roots());
+  after(...sources: LinkArg[]): GroupHandle {
+    this.draft.linkAfter(sources, this.roots());
     return this;
   }
 

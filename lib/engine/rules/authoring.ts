@@ -15,6 +15,8 @@ import { paramSpecProblem } from './params.js';
 export function checkAuthoring(spec: DagSpec, fail: (msg: string, taskId?: string) => never): void {
   const params = paramSpecProblem(spec);
   if (params) fail(params);
+  const labels = edgeLabelProblem(spec);
+  if (labels) fail(labels);
   for (const key of ['displayName', 'doc'] as const) {
     if (spec[key] !== undefined && (typeof spec[key] !== 'string' || spec[key] === '')) fail(`${key} must be a non-empty string`);
   }
@@ -71,6 +73,25 @@ export function unknownTriggerTarget(dags: readonly DagSpec[]): { dag: DagSpec; 
       const b = t.builtin;
       if (b?.type !== 'trigger_dag_run' || ids.has(b.dagId)) continue;
       return { dag, taskId: t.taskId, message: `triggerDagRun: dag "${b.dagId}" is not in the bundle (its dags: ${[...ids].sort().join(', ')})` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first problem of a spec's edge labels: not an edge of the DAG, or not a label
+ * (the SDK's `a.before(b, { label })`, lib/sdk/edges.ts).
+ *
+ * @example
+ * edgeLabelProblem(spec); // undefined, or 'edge label a -> c: there is no such edge'
+ */
+export function edgeLabelProblem(spec: Pick<DagSpec, 'edgeLabels' | 'tasks'>): string | undefined {
+  if (spec.edgeLabels === undefined) return undefined;
+  const down = new Map(spec.tasks.map((t) => [t.taskId, new Set(t.downstream)]));
+  for (const [a, to] of Object.entries(spec.edgeLabels)) {
+    for (const [b, label] of Object.entries(to ?? {})) {
+      if (!down.get(a)?.has(b)) return `edge label ${a} -> ${b}: there is no such edge`;
+      if (typeof label !== 'string' || label === '' || label.length > 200) return `edge label ${a} -> ${b}: a label is a string of 1 to 200 characters`;
     }
   }
   return undefined;
