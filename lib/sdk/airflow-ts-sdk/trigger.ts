@@ -1,9 +1,8 @@
 /**
  * `dag.triggerDagRun({ taskId, dagId, conf, ... })` of the Airflow SDK, declared as
- * Airless's own `triggerDagRun(id, { dagId, conf, waitForCompletion, allowedStates,
- * failedStates, resetDagRun })` operator (issue 23 §2, built beside this). The operator is
- * looked up when the Dag is read, on the builder or on the `airless` module, so this file
- * does not depend on where that work puts it; without it the Dag is refused with one line.
+ * Airless's own `triggerDagRun(id, { dagId, conf, runId, waitForCompletion, allowedStates,
+ * failedStates, resetDagRun })` (issue 23 §2; on the DAG builder, docs/adr/0025). It is
+ * looked up when the Dag is read, on the builder or on the `airless` module.
  */
 import * as airless from '../index.js';
 import type { DagBuilder, TaskHandle } from '../types.js';
