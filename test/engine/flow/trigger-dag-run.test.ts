@@ -4,7 +4,7 @@
  * by that end, a slow timer as safety net), resets an existing run on request. Both stores.
  */
 import { describe, expect, it } from 'vitest';
-import { TRIGGER_RUN_ID_KEY, unknownTriggerTarget, validateDagSpec } from '../../../lib/engine/index.js';
+import { markRun, TRIGGER_RUN_ID_KEY, unknownTriggerTarget, validateDagSpec } from '../../../lib/engine/index.js';
 import { dag, param } from '../../../lib/sdk/index.js';
 import type { TriggerDagRunOptions } from '../../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../../helpers/runtime.js';
@@ -62,6 +62,19 @@ describe('triggerDagRun', () => {
     const accepted = await runOnce(rt, 'wait_any');
     expect(accepted.states).toEqual({ kick: 'success', after: 'success' });
     expect((await rt.ports.store.getRun('child', 'any'))!.state).toBe('failed');
+  });
+
+  it('waitForCompletion: a triggered run marked failed by hand wakes the task too', async () => {
+    const holder = dag('holder', {}, ({ task }) => { task('hold', (ctx) => ctx.defer({ trigger: { event: 'never' } })); });
+    const { rt, clock } = await makeRuntime([holder, parent('wait_mark', { dagId: 'holder', runId: 'held', waitForCompletion: true })]);
+    const run = await rt.trigger('wait_mark');
+    const kickState = async () => (await rt.ports.store.getTask({ dagId: 'wait_mark', runId: run.runId, taskId: 'kick' }))?.state;
+    expect(await rt.runUntil(async () => (await kickState()) === 'deferred' && (await rt.ports.store.getRun('holder', 'held'))?.state === 'running', { maxVirtualMs: 60_000 })).toBe('done');
+    const markedAt = clock.now();
+    await markRun(rt.ports, 'holder', 'held', 'failed');
+    expect(await rt.runToCompletion('wait_mark', run.runId)).toBe('done');
+    expect(await kickState()).toBe('failed');
+    expect((await rt.ports.store.getRun('wait_mark', run.runId))!.endedAt! - markedAt).toBeLessThan(60_000);
   });
 
   it('an existing run id fails the task; resetDagRun clears that run and runs it again', async () => {
