@@ -82,7 +82,10 @@ export async function gridData(b: ApiBackend, spec: DagSpec, limit: number) {
 export function structureData(spec: DagSpec) {
   return {
     nodes: spec.tasks.map((t) => ({ id: t.taskId, label: t.displayName ?? t.taskId.split('.').pop()!, type: 'task', operator: t.kind, groups: groupPath(t.taskId) })),
-    edges: spec.tasks.flatMap((t) => t.downstream.map((d) => ({ source_id: t.taskId, target_id: d }))),
+    edges: spec.tasks.flatMap((t) => t.downstream.map((d) => {
+      const label = spec.edgeLabels?.[t.taskId]?.[d]; // Airflow's edge_info label
+      return label === undefined ? { source_id: t.taskId, target_id: d } : { source_id: t.taskId, target_id: d, label };
+    })),
   };
 }
 

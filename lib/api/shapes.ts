@@ -150,6 +150,7 @@ export function maxTries(t: TaskSpec | undefined, ti?: TaskInstance): number {
 export function operatorName(t: TaskSpec | undefined): string | null {
   if (!t) return null;
   if (t.builtin?.type === 'latest_only') return 'LatestOnlyOperator';
+  if (t.builtin?.type === 'trigger_dag_run') return 'TriggerDagRunOperator';
   return t.kind === 'sensor' ? `${t.sensor?.type ?? ''}Sensor` : t.kind === 'branch' ? 'BranchOperator' : 'PythonOperator';
 }
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { InvalidDagError } from '../engine/index.js';
 import type { DagSpec, Manifest } from '../engine/index.js';
-import { BUILTIN_SENSOR_TYPES, checkPools, validateDagSpec } from '../engine/index.js';
+import { BUILTIN_SENSOR_TYPES, checkPools, unknownTriggerTarget, validateDagSpec } from '../engine/index.js';
 import { packageInfo } from '../cli/package-info.js';
 import { BuildCache, cacheKey, folderListing } from './cache.js';
 import { sha256Hex } from './collect.js';
@@ -142,6 +142,8 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   }
   const pools = collected.pools.map(({ file: _file, ...pool }) => pool).sort((a, b) => (a.name < b.name ? -1 : 1));
   checkPools(dags, pools);
+  const badTrigger = unknownTriggerTarget(dags);
+  if (badTrigger) throw new InvalidDagError(badTrigger.message, { file: badTrigger.dag.file || undefined, dagId: badTrigger.dag.dagId, taskId: badTrigger.taskId });
   const manifest: Manifest = {
     formatVersion: 1,
     bundleSha256: sha,

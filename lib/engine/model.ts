@@ -4,7 +4,7 @@
  * Times are epoch milliseconds in records and ISO-8601 strings in manifests; the one
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
-import type { BuiltinSpec, ParamSchema } from './model/authoring.js';
+import type { BuiltinSpec, ParamSchema, RunWaiter } from './model/authoring.js';
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { AssetCondition, AssetSpec } from './model/assets.js';
 import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
@@ -170,6 +170,8 @@ export interface DagSpec {
   displayName?: string;
   /** Markdown documentation (Airflow's doc_md). */
   doc?: string;
+  /** Edge labels (Airflow's `Label`): upstream task id → downstream task id → label (rules/authoring.ts). */
+  edgeLabels?: Record<string, Record<string, string>>;
 }
 
 export interface Manifest {
@@ -229,6 +231,8 @@ export interface DagRun {
   assetEvents?: Record<string, string[]>;
   /** An operator's note on the run (Airflow's run note; flow/mark-run.ts). */
   note?: string;
+  /** The triggerDagRun try waiting for this run's end (flow/trigger-dag-run.ts). */
+  waiter?: RunWaiter;
 }
 
 export interface TaskKey {

@@ -35,7 +35,7 @@ export interface TriggerOptions {
   conf?: Record<string, unknown>;
   runType?: RunType;
   /** Fields set on the run as given (an asset-triggered run's events and data interval: flow/assets.ts). */
-  fields?: Partial<Pick<DagRun, 'assetEvents' | 'dataIntervalStart' | 'dataIntervalEnd'>>;
+  fields?: Partial<Pick<DagRun, 'assetEvents' | 'dataIntervalStart' | 'dataIntervalEnd' | 'waiter'>>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -25,6 +25,7 @@ import { indirectSetups, setupScopeDecision } from './setup-teardown.js';
 import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
 import { runSlot } from './rules/backfill.js';
 import { afterRunEnded } from './flow/backfill-hooks.js';
+import { wakeRunWaiter } from './flow/trigger-dag-run-wake.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 
 export { keyOf, retainUntil };
@@ -236,6 +237,7 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
   await startQueuedRuns(p, rc.run.dagId, { ended: true });
   await afterRunEnded(p, rc.run);
+  await wakeRunWaiter(p, rc.run);
   return true;
 }
 

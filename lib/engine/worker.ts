@@ -31,7 +31,7 @@ import { runExecuteCallback } from './callbacks-run.js';
 import { loadTriggeringEvents } from './flow/asset-context.js';
 import { outletsProblem } from './flow/asset-outlets.js';
 import { runOperatorTry } from './flow/operators.js';
-import { builtinBody } from './rules/latest-only.js';
+import { runBuiltinTry } from './flow/trigger-dag-run.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -76,7 +76,7 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
 }
 
 async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<Outcome> {
-  if (t.builtin) return runBody(p, rc, t, ti, builtinBody(rc.spec, t, rc.run, p.clock.now()));
+  if (t.builtin) return runBuiltinTry(p, rc, t, ti, runBody); // latestOnly, triggerDagRun (flow/trigger-dag-run.ts)
   let bundle: LoadedBundle;
   try {
     bundle = await p.bundles.load(rc.run.bundleVersion);

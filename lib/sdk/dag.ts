@@ -18,6 +18,8 @@ import { nodeTasks, outputDraft, outputNode } from './outputs.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import { assetScheduleSpec, assetSpecOf, isAssetDefinition, isAssetSchedule, type AssetDefinition } from './assets.js';
 import { isOperatorBody, operatorTask } from './operators.js';
+import { triggerSpec, type TriggerDagRunOptions } from './trigger-dag-run.js';
+import { edgeLabelsField, splitEdgeOptions, type LinkArg } from './edges.js';
 import { scheduleOption } from './schedule.js';
 import { paramFields } from './params.js';
 import { dagDisplay, taskDisplay } from './display.js';
@@ -58,6 +60,8 @@ interface Draft {
 export class DagDraft {
   readonly tasks = new Map<string, Draft>();
   readonly edges = new Map<string, Set<string>>();
+  /** Edge labels, keyed `upstream\u0000downstream` (edges.ts). */
+  readonly labels = new Map<string, string>();
   readonly sensors = new Set<SensorDefinition<any>>();
   readonly pools = new Set<PoolDefinition>();
   readonly weights = new Map<string, OwnWeight>();
@@ -121,10 +125,18 @@ export class DagDraft {
   }
 
   /** `from` upstream of the link ends of `targets`; returns the one target, or a group of them (as `a.before(b, c)`). */
-  linkBefore(from: readonly string[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
-    this.link(from, this.ids(targets));
+  linkBefore(from: readonly string[], args: readonly LinkArg[]): Linkable {
+    const { ends, label } = splitEdgeOptions(args, (x) => outputNode(x) !== undefined);
+    const targets = ends as Array<Linkable | readonly Linkable[]>;
+    this.link(from, this.ids(targets), label);
     if (targets.length === 1 && !Array.isArray(targets[0])) return targets[0] as Linkable;
     return new Group(this, targets.flat());
+  }
+
+  /** The link ends of `args` (and its edge options) upstream of `to`. */
+  linkAfter(args: readonly LinkArg[], to: readonly string[]): void {
+    const { ends, label } = splitEdgeOptions(args, (x) => outputNode(x) !== undefined);
+    this.link(this.ids(ends as Array<Linkable | readonly Linkable[]>, 'from'), to, label);
   }
 
   /** Records an asset the DAG names; the same URI must mean the same asset everywhere in it. */
@@ -139,12 +151,13 @@ export class DagDraft {
     return a.uri;
   }
 
-  link(from: readonly string[], to: readonly string[]): void {
+  link(from: readonly string[], to: readonly string[], label?: string): void {
     if (!this.open) this.fail(`dependency ${from[0]} -> ${to[0]} declared after dag() returned`, from[0]);
     for (const a of from) {
       let set = this.edges.get(a);
       if (!set) this.edges.set(a, (set = new Set()));
       for (const b of to) set.add(b);
+      if (label !== undefined) for (const b of to) this.labels.set(`${a}\u0000${b}`, label);
     }
   }
 
@@ -188,11 +201,11 @@ class Handle implements TaskHandle {
   get dagId(): string {
     return this.draft.dagId;
   }
-  before(...targets: Array<Linkable | readonly Linkable[]>): any {
+  before(...targets: LinkArg[]): any {
     return linkBefore(this.draft, [this], targets);
   }
-  after(...sources: Array<Linkable | readonly Linkable[]>): TaskHandle {
-    this.draft.link(this.draft.ids(sources, 'from'), [this.taskId]);
+  after(...sources: LinkArg[]): TaskHandle {
+    this.draft.linkAfter(sources, [this.taskId]);
     return this;
   }
   asSetup(): this {
@@ -243,16 +256,16 @@ class Group implements TaskGroup {
   get taskIds(): readonly string[] {
     return this.draft.ids(this.members);
   }
-  before(...targets: Array<Linkable | readonly Linkable[]>): any {
+  before(...targets: LinkArg[]): any {
     return linkBefore(this.draft, this.members, targets);
   }
-  after(...sources: Array<Linkable | readonly Linkable[]>): TaskGroup {
-    this.draft.link(this.draft.ids(sources, 'from'), this.taskIds);
+  after(...sources: LinkArg[]): TaskGroup {
+    this.draft.linkAfter(sources, this.taskIds);
     return this;
   }
 }
 
-export function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
+export function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: readonly LinkArg[]): Linkable {
   return draft.linkBefore(draft.ids(from, 'from'), targets);
 }
 
@@ -319,6 +332,7 @@ export function dag<P extends Params = Params>(
     },
     shortCircuit: (taskId: string, body: TaskFn<any>, opts?: ShortCircuitOptions) => shortCircuitTask(draft, taskId, body, opts),
     latestOnly: (taskId: string, opts: TaskOptions = {}) => draft.add(taskId, 'branch', {}, opts, { builtin: { type: 'latest_only' } }),
+    triggerDagRun: (taskId: string, t: TriggerDagRunOptions, opts: TaskOptions = {}) => draft.add(taskId, 'task', {}, opts, { builtin: triggerSpec(t) }),
     group: (groupId: string, a: any, b?: any) => declareGroup(builder, draft, undefined, groupId, a, b),
   } as unknown as DagBuilder<P & Params>;
   const result: unknown = build(builder);
@@ -345,6 +359,7 @@ export function dag<P extends Params = Params>(
     tags: [...(o.tags ?? [])],
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),
+    ...edgeLabelsField(draft.labels),
     ...(assetSchedule ? { assetSchedule: assetSchedule.condition } : {}),
     ...(draft.assets.size ? { assets: [...draft.assets.values()].map(assetSpecOf) } : {}),
   };

@@ -7,6 +7,7 @@
  */
 import { idProblem } from '../engine/index.js';
 import { linkBefore, type DagDraft } from './dag.js';
+import type { LinkArg } from './edges.js';
 import type { DagBuilder, GroupHandle, Linkable, Params, TaskGroupOptions, TaskHandle, TaskOptions } from './types.js';
 
 interface Scope {
@@ -32,11 +33,11 @@ export class TaskGroupHandle implements GroupHandle {
   edgeIds(way: 'from' | 'to'): string[] {
     return way === 'to' ? this.roots() : this.leaves();
   }
-  before(...targets: Array<Linkable | readonly Linkable[]>): any {
+  before(...targets: LinkArg[]): any {
     return linkBefore(this.draft, [this], targets);
   }
-  after(...sources: Array<Linkable | readonly Linkable[]>): GroupHandle {
-    this.draft.link(this.draft.ids(sources, 'from'), this.roots());
+  after(...sources: LinkArg[]): GroupHandle {
+    this.draft.linkAfter(sources, this.roots());
     return this;
   }
 
@@ -129,6 +130,7 @@ function scopedBuilder<P extends Params>(base: DagBuilder<P>, draft: DagDraft, s
     sensor: (taskId: string, decl: unknown, o?: TaskOptions) => join(b.sensor(id(taskId), decl, withDefaults(o))),
     shortCircuit: (taskId: string, body: unknown, o?: TaskOptions) => join(b.shortCircuit(id(taskId), body, withDefaults(o))),
     latestOnly: (taskId: string, o?: TaskOptions) => join(b.latestOnly(id(taskId), withDefaults(o))),
+    triggerDagRun: (taskId: string, t: unknown, o?: TaskOptions) => join(b.triggerDagRun(id(taskId), t, withDefaults(o))),
     group: (groupId: string, a: any, c?: any) => declareGroup(base, draft, scope, groupId, a, c),
   };
   return builder as unknown as DagBuilder<P>;

@@ -26,6 +26,8 @@ export {
 } from './operators.js';
 export type { EventWait, AwsEvent } from '../engine/index.js';
 export { param } from './params.js';
+export type { TriggerDagRunOptions, TriggeredRunState } from './trigger-dag-run.js';
+export type { EdgeOptions } from './edges.js';
 export type { Timetable } from './schedule.js';
 export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/index.js';

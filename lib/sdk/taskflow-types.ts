@@ -12,6 +12,7 @@
  */
 import type { DeferRequest, SkipRequest } from '../engine/index.js';
 import type { Linkable, TaskGroup, TaskHandle } from './types.js';
+import type { EdgeOptions } from './edges.js';
 
 declare const OUTPUT: unique symbol;
 
@@ -22,9 +23,10 @@ export type ReservedOutputName = 'before' | 'after' | 'map' | 'then';
 export interface OutputLinks {
   /** Makes the task(s) this output comes from upstream of every target; returns the target (or a group of them). */
   before<T extends Linkable>(target: T): T;
-  before(...targets: Array<Linkable | readonly Linkable[]>): TaskGroup;
+  before<T extends Linkable>(target: T, edge: EdgeOptions): T;
+  before(...targets: Array<Linkable | readonly Linkable[] | EdgeOptions>): TaskGroup;
   /** Makes every source upstream of the task(s) this output comes from. */
-  after(...sources: Array<Linkable | readonly Linkable[]>): this;
+  after(...sources: Array<Linkable | readonly Linkable[] | EdgeOptions>): this;
 }
 
 type IsAny<T> = 0 extends 1 & T ? true : false;

@@ -7,6 +7,8 @@ import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index
 import type { NotifierDefinition } from './notify.js';
 import type { AssetDefinition, AssetSchedule } from './assets.js';
 import type { Output, Task, TaskValue } from './taskflow-types.js';
+import type { TriggerDagRunOptions } from './trigger-dag-run.js';
+import type { EdgeOptions } from './edges.js';
 
 /** The context of a task callback: the task's, plus what happened. */
 export type TaskCallbackContext<P extends Params = Params> = TaskContext<P> & {
@@ -220,12 +222,13 @@ export type Linkable = TaskHandle | TaskGroup | Output<unknown>;
 interface Links<Self> {
   /**
    * Makes `this` upstream of every target. With one target returns it (to chain on);
-   * with several returns a group of them.
+   * with several returns a group of them. A last `{ label: 'yes' }` labels the edges (Airflow's `Label`).
    */
   before<T extends Linkable>(target: T): T;
-  before(...targets: Array<Linkable | readonly Linkable[]>): TaskGroup;
-  /** Makes every source upstream of `this`; returns `this`. */
-  after(...sources: Array<Linkable | readonly Linkable[]>): Self;
+  before<T extends Linkable>(target: T, edge: EdgeOptions): T;
+  before(...targets: Array<Linkable | readonly Linkable[] | EdgeOptions>): TaskGroup;
+  /** Makes every source upstream of `this`; returns `this`. A last `{ label }` labels the edges (edges.ts). */
+  after(...sources: Array<Linkable | readonly Linkable[] | EdgeOptions>): Self;
 }
 
 /** A task declared in a DAG. Deliberately has no `then`: it must never look like a promise. */
@@ -302,6 +305,11 @@ export interface DagBuilder<P extends Params = Params> {
   shortCircuit<R, I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => R, options?: ShortCircuitOptions): Task<I, TaskValue<R>>;
   /** Skips its direct downstream tasks unless the run is the latest scheduled one; manual runs pass (Airflow's LatestOnlyOperator). */
   latestOnly(taskId: string, options?: TaskOptions): Task<void, string[]>;
+  /**
+   * Creates a run of another DAG of the bundle (Airflow's TriggerDagRunOperator); with
+   * `waitForCompletion` it waits for that run's end. Its value (and XCom `trigger_run_id`): the run id.
+   */
+  triggerDagRun(taskId: string, trigger: TriggerDagRunOptions, options?: TaskOptions): Task<void, string>;
   /** A task group: its tasks' ids are prefixed `groupId.` (Airflow's TaskGroup). */
   group(groupId: string, build: (builder: DagBuilder<P>) => void): GroupHandle;
   group(groupId: string, options: TaskGroupOptions, build: (builder: DagBuilder<P>) => void): GroupHandle;

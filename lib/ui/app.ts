@@ -50,6 +50,13 @@ function dagTabs(dag: string, active: string): string {
   return `<h2><a href="#/">DAGs</a> › ${esc(dag)}</h2><nav class="tabs">${tab('grid', 'Grid')}${tab('graph', 'Graph')}${tab('trigger', 'Trigger')}${tab('signal', 'Signal')}${tab('backfills', 'Backfills')}</nav>`;
 }
 
+/** The DAG's doc (Airflow's doc_md), shown as escaped text: Markdown source, never HTML. */
+async function dagDoc(dag: string): Promise<string> {
+  const d = await api(`/api/v2/dags/${enc(dag)}/details`);
+  if (typeof d.doc_md !== 'string' || d.doc_md === '') return '';
+  return `<details class="doc" data-testid="dag-doc" open><summary>Doc</summary><div style="white-space:pre-wrap">${esc(d.doc_md)}</div></details>`;
+}
+
 async function renderDagGrid(root: HTMLElement, dag: string, q: URLSearchParams): Promise<void> {
   const limit = q.get('limit') ?? '25';
   const path = `/ui/grid/${enc(dag)}?limit=${enc(limit)}`;
@@ -58,7 +65,7 @@ async function renderDagGrid(root: HTMLElement, dag: string, q: URLSearchParams)
   if (host && lastGrid?.path === path && lastGrid.text === text) return;
   lastGrid = { path, text };
   const data = JSON.parse(text) as GridData;
-  if (!host) root.innerHTML = `${dagTabs(dag, 'grid')}<div class="legend">${['success', 'failed', 'running', 'queued', 'scheduled', 'up_for_retry', 'deferred', 'sensing', 'skipped', 'upstream_failed'].map((s) => badge(s)).join(' ')}</div><div class="grid-host"></div>`;
+  if (!host) root.innerHTML = `${dagTabs(dag, 'grid')}${await dagDoc(dag)}<div class="legend">${['success', 'failed', 'running', 'queued', 'scheduled', 'up_for_retry', 'deferred', 'sensing', 'skipped', 'upstream_failed'].map((s) => badge(s)).join(' ')}</div><div class="grid-host"></div>`;
   renderGrid(root.querySelector<HTMLElement>('.grid-host')!, data, {
     collapsed,
     onCell: (run, task) => { location.hash = `#/dags/${enc(dag)}/runs/${enc(run)}/tasks/${enc(task)}`; },

@@ -9,14 +9,14 @@ import { LARGE_GRAPH, layeredLayout } from './layered.js';
 
 export interface Structure {
   nodes: { id: string; label: string; operator: string; groups: string[] }[];
-  edges: { source_id: string; target_id: string }[];
+  edges: { source_id: string; target_id: string; label?: string }[];
 }
 
 export interface Placed {
   width: number;
   height: number;
   nodes: Map<string, { x: number; y: number; w: number; h: number }>;
-  edges: { from: string; to: string; points: { x: number; y: number }[] }[];
+  edges: { from: string; to: string; points: { x: number; y: number }[]; label?: { text: string; x: number; y: number } }[];
 }
 
 const NODE_W = 150;
@@ -29,14 +29,19 @@ export function placeGraph(s: Structure): Placed {
   g.setGraph({ rankdir: 'LR', nodesep: 12, ranksep: 40, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of s.nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
-  for (const e of s.edges) g.setEdge(e.source_id, e.target_id);
+  // A labelled edge gets room for its label in the layout (dagre places it mid-edge).
+  for (const e of s.edges) g.setEdge(e.source_id, e.target_id, e.label ? { label: e.label, width: labelWidth(e.label), height: 14, labelpos: 'c' } : {});
   layout(g);
   const nodes = new Map<string, { x: number; y: number; w: number; h: number }>();
   for (const id of g.nodes()) {
     const n = g.node(id) as { x: number; y: number; width: number; height: number };
     nodes.set(id, { x: n.x, y: n.y, w: n.width, h: n.height });
   }
-  const edges = g.edges().map((e: { v: string; w: string }) => ({ from: e.v, to: e.w, points: ((g.edge(e) as { points?: { x: number; y: number }[] }).points ?? []) }));
+  const edges = g.edges().map((e: { v: string; w: string }) => {
+    const d = g.edge(e) as { points?: { x: number; y: number }[]; label?: string; x?: number; y?: number };
+    const label = d.label && d.x !== undefined && d.y !== undefined ? { label: { text: d.label, x: d.x, y: d.y } } : {};
+    return { from: e.v, to: e.w, points: d.points ?? [], ...label };
+  });
   const gl = g.graph() as { width?: number; height?: number };
   return { width: gl.width ?? 0, height: gl.height ?? 0, nodes, edges };
 }
@@ -65,6 +70,11 @@ export function graphSvg(s: Structure, placed: Placed, states: Map<string, strin
     if (!e.points.length) continue;
     out += `<polyline points="${e.points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ')}" fill="none" stroke="#888" marker-end="url(#arrow)"/>`;
   }
+  const texts = new Map(s.edges.filter((e) => e.label).map((e) => [`${e.source_id}\u0000${e.target_id}`, e.label!]));
+  for (const e of texts.size ? placed.edges : []) {
+    const l = e.label ?? midLabel(texts.get(`${e.from}\u0000${e.to}`), e);
+    if (l) out += `<text class="elabel" data-edge="${esc(`${e.from}>${e.to}`)}" x="${l.x.toFixed(1)}" y="${(l.y + 4).toFixed(1)}" text-anchor="middle" font-size="11" fill="#555">${esc(l.text)}</text>`;
+  }
   for (const n of s.nodes) {
     const p = placed.nodes.get(n.id)!;
     const st = states.get(n.id) ?? null;
@@ -73,4 +83,17 @@ export function graphSvg(s: Structure, placed: Placed, states: Map<string, strin
     out += `<text x="${p.x - p.w / 2 + 20}" y="${p.y + 4}">${esc(n.label.length > 18 ? `${n.label.slice(0, 17)}…` : n.label)}</text><title>${esc(`${n.id} (${n.operator}) ${st ?? 'no status'}`)}</title></g>`;
   }
   return `${out}</svg>`;
+}
+
+/** Width a label needs in the layout (11px text, about 6.5px a character). */
+function labelWidth(text: string): number {
+  return Math.min(200, text.length) * 6.5 + 8;
+}
+
+/** A label on an edge the layered layout drew (it reserves no room): at its middle point. */
+function midLabel(text: string | undefined, e: Placed['edges'][number]): { text: string; x: number; y: number } | undefined {
+  if (!text || e.points.length === 0) return undefined;
+  const a = e.points[0];
+  const b = e.points[e.points.length - 1];
+  return { text, x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
 }

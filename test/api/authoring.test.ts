@@ -53,6 +53,29 @@ describe('GET /api/v2/dags/{dag_id}/details', () => {
   });
 });
 
+describe('edge labels', () => {
+  it('are in the manifest and on the edges of the graph structure', async () => {
+    const labelled = dag('labelled', {}, ({ task, branch }) => {
+      const pick = branch('pick', () => 'a');
+      pick.before(task('a', () => 1), { label: 'yes' });
+      task('b', () => 2).after(pick, { label: 'no' });
+      task('c', () => 3).after(pick);
+    });
+    expect(labelled.spec.edgeLabels).toEqual({ pick: { a: 'yes', b: 'no' } });
+    const g = await apiOverRuntime([labelled]);
+    try {
+      const s = (await g.call('GET', '/ui/structure/labelled')).json;
+      expect(s.edges).toEqual([
+        { source_id: 'pick', target_id: 'a', label: 'yes' },
+        { source_id: 'pick', target_id: 'b', label: 'no' },
+        { source_id: 'pick', target_id: 'c' },
+      ]);
+    } finally {
+      await g.api.close();
+    }
+  });
+});
+
 describe('task display names', () => {
   it('label the task in the graph structure and in task instances', async () => {
     const s = (await h.call('GET', '/ui/structure/report')).json;

@@ -214,19 +214,25 @@ describe('refused, naming the DAG and the task', () => {
     })).toBe('dag no_cases: task s: branch "s" has no cases: dag.switch(decider).case(task)');
   });
 
-  it('triggerDagRun: its options mapped onto Airless\'s operator, and a clear refusal while that operator is absent', () => {
+  it('triggerDagRun: its options mapped onto Airless\'s triggerDagRun, which creates the run and waits for its end', async () => {
     const fail = (m: string): never => {
       throw new Error(m);
     };
     expect(triggerOptions({ dagId: 't', conf: { a: 1 }, waitForCompletion: true, allowedStates: ['success'], failedStates: ['failed'], resetDagRun: true, pokeInterval: 30, deferrable: true }, fail))
       .toEqual({ dagId: 't', conf: { a: 1 }, waitForCompletion: true, allowedStates: ['success'], failedStates: ['failed'], resetDagRun: true });
-    expect(() => triggerOptions({ dagId: 't', runId: 'r' }, fail)).toThrow('triggerDagRun(...) option "runId" is not supported on Airless: the triggered run gets its own manual run id');
+    expect(triggerOptions({ dagId: 't', runId: 'r-{{ ds }}' }, fail)).toEqual({ dagId: 't', runId: 'r-{{ ds }}' });
+    expect(() => triggerOptions({ dagId: 't', note: 'n' }, fail)).toThrow('triggerDagRun(...) option "note" is not supported on Airless: runs carry no note');
     expect(() => triggerOptions({ dagId: 't', allowedStates: ['done' as never] }, fail)).toThrow(/"allowedStates" must be a list of run states/);
-    const message = refusal(() => {
-      const d = new Dag('triggers', {});
-      d.triggerDagRun({ taskId: 'go', dagId: 'target', conf: { k: 'v' } }).after(d.task('first', async () => 1)());
-      return d;
-    });
-    expect(message).toMatch(/^dag triggers: task go: dag\.triggerDagRun\(\.\.\.\) maps onto Airless's triggerDagRun operator/);
+    const target = new Dag('target', {});
+    target.task('echo', async () => 'done')();
+    const d = new Dag('triggers', {});
+    d.triggerDagRun({ taskId: 'go', dagId: 'target', conf: { k: '{{ ds }}' }, waitForCompletion: true }).after(d.task('first', async () => 1)());
+    expect(spec(d, 'go')).toMatchObject({ kind: 'task', builtin: { type: 'trigger_dag_run', dagId: 'target', conf: { k: '{{ ds }}' }, waitForCompletion: true } });
+    const { rt } = await makeRuntime([def(target), def(d)]);
+    const r = await runOnce(rt, 'triggers');
+    expect(r.states).toEqual({ first: 'success', go: 'success' });
+    const [triggered] = await rt.ports.store.listRuns('target', {});
+    expect(triggered).toMatchObject({ state: 'success', runType: 'manual', conf: { k: '2026-01-01' } });
+    expect(await rt.ports.store.getXcom({ dagId: 'triggers', runId: r.run.runId, taskId: 'go', key: 'trigger_run_id' })).toBe(triggered.runId);
   });
 });

@@ -234,6 +234,15 @@ describe('UI in Chromium', () => {
     const states = await page.$$eval('g.node', (ns) => Object.fromEntries(ns.map((n) => [(n as SVGElement).dataset.task, (n as SVGElement).dataset.state])));
     expect(states).toMatchObject({ start: 'success', shard_c: 'failed', publish: 'upstream_failed' });
     await shot('graph');
+    // Edge labels (Airflow's Label) are drawn on their edges.
+    await open('#/dags/branching/graph');
+    await page.waitForSelector('[data-testid=graph] text.elabel');
+    const labels = await page.$$eval('text.elabel', (ts) => Object.fromEntries(ts.map((t) => [(t as SVGElement).dataset.edge, t.textContent])));
+    expect(labels).toEqual({ 'choose>weekday': 'Mon-Fri', 'choose>weekend': 'Sat, Sun' });
+    // The DAG's doc, on its grid, as text (markup in it is not HTML).
+    await open('#/dags/branching/grid');
+    expect(await page.textContent('[data-testid=dag-doc] div')).toBe('Loads fully on weekdays, lightly at weekends.\n<b>not bold</b>');
+    expect(await page.locator('[data-testid=dag-doc] b').count()).toBe(0);
     await open('#/dags/etl_daily/graph');
     expect(await page.getAttribute('g.node[data-task=full]', 'data-state')).toBe('skipped');
     const day3 = 'manual__2026-01-03T02:00:00.000Z';

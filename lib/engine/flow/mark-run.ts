@@ -24,6 +24,7 @@ import { startQueuedRuns } from '../settle.js';
 import { isTerminal, type TaskState } from '../states.js';
 import { annotate, createTask, retainUntil, transition } from '../transition.js';
 import { afterRunEnded } from './backfill-hooks.js';
+import { wakeRunWaiter } from './trigger-dag-run-wake.js';
 
 export const RUN_MARK_STATES = ['queued', 'success', 'failed'] as const;
 export type RunMarkState = (typeof RUN_MARK_STATES)[number];
@@ -55,6 +56,7 @@ export async function markRun(p: Ports, dagId: string, runId: string, to: RunMar
   if (to !== 'queued') await markTasks(p, rc, to);
   await startQueuedRuns(p, dagId, { ended: true });
   if (to !== 'queued' && from === 'running') await afterRunEnded(p, rc.run);
+  if (to !== 'queued') await wakeRunWaiter(p, rc.run);
   return rc.run;
 }
 

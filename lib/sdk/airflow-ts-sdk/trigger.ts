@@ -1,9 +1,8 @@
 /**
  * `dag.triggerDagRun({ taskId, dagId, conf, ... })` of the Airflow SDK, declared as
- * Airless's own `triggerDagRun(id, { dagId, conf, waitForCompletion, allowedStates,
- * failedStates, resetDagRun })` operator (issue 23 §2, built beside this). The operator is
- * looked up when the Dag is read, on the builder or on the `airless` module, so this file
- * does not depend on where that work puts it; without it the Dag is refused with one line.
+ * Airless's own `triggerDagRun(id, { dagId, conf, runId, waitForCompletion, allowedStates,
+ * failedStates, resetDagRun })` (issue 23 §2; on the DAG builder, docs/adr/0025). It is
+ * looked up when the Dag is read, on the builder or on the `airless` module.
  */
 import * as airless from '../index.js';
 import type { DagBuilder, TaskHandle } from '../types.js';
@@ -32,13 +31,11 @@ export function triggerOptions(spec: Omit<TriggerDagRunSpec, 'taskId'>, fail: Fa
     const v = o[k];
     if (v !== undefined && (!Array.isArray(v) || v.some((s) => !STATES.has(s as string)))) fail(`triggerDagRun(...) option "${k}" must be a list of run states (queued, running, success, failed)`);
   }
-  for (const [k, why] of [
-    ['runId', 'the triggered run gets its own manual run id'],
-    ['note', 'runs carry no note'],
-  ] as const) if (o[k] !== undefined) fail(`triggerDagRun(...) option "${k}" is not supported on Airless: ${why}`);
+  if (o.runId !== undefined && (typeof o.runId !== 'string' || o.runId === '')) fail('triggerDagRun(...) option "runId" must be a non-empty string');
+  if (o.note !== undefined) fail('triggerDagRun(...) option "note" is not supported on Airless: runs carry no note');
   for (const k of ['skipWhenAlreadyExists', 'failWhenDagIsPaused']) if (o[k] === true) fail(`triggerDagRun(...) option "${k}" is not supported on Airless`);
   const out: Record<string, unknown> = { dagId: o.dagId };
-  for (const k of ['conf', 'resetDagRun', 'waitForCompletion', 'allowedStates', 'failedStates']) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of ['runId', 'conf', 'resetDagRun', 'waitForCompletion', 'allowedStates', 'failedStates']) if (o[k] !== undefined) out[k] = o[k];
   return out;
 }
 
