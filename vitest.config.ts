@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
 /** The engine suites: run once on the memory store and once on DynamoDB Local. */
-const ENGINE_SUITES = ['test/unit/engine-*.test.ts', 'test/unit/poker-*.test.ts'];
+const ENGINE_SUITES = ['test/unit/engine-*.test.ts', 'test/unit/poker-*.test.ts', 'test/engine/**/*.test.ts'];
 /** Suites about the engine's code, not its behaviour on a store: memory project only. */
 const STORE_INDEPENDENT = ['test/unit/engine-purity.test.ts', 'test/unit/engine-layout.test.ts', 'test/unit/engine-handler-edge.test.ts'];
 

@@ -6,6 +6,7 @@
  */
 import { MalformedMessageError } from './errors.js';
 import type { CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
+import type { UpstreamOutcome } from './states.js';
 
 import { ID_PATTERN } from './validate.js';
 
@@ -72,8 +73,12 @@ export function validateQueueMessage(value: unknown): QueueMessage {
 export function encodeQueueMessage(m: QueueMessage): string {
   const v = validateQueueMessage(m);
   switch (v.kind) {
-    case 'task':
-      return JSON.stringify({ kind: v.kind, dagId: v.dagId, runId: v.runId, taskId: v.taskId, tryNumber: v.tryNumber });
+    case 'task': {
+      const out: Fields = { kind: v.kind, dagId: v.dagId, runId: v.runId, taskId: v.taskId, tryNumber: v.tryNumber };
+      if (v.up !== undefined) out.up = v.up;
+      if (v.at !== undefined) out.at = v.at;
+      return JSON.stringify(out);
+    }
     case 'fire': {
       const out: Fields = {
         kind: v.kind,
@@ -94,15 +99,34 @@ export function encodeQueueMessage(m: QueueMessage): string {
   }
 }
 
+const OUTCOMES: readonly UpstreamOutcome[] = ['success', 'failed', 'skipped', 'upstream_failed', 'branch_skipped'];
+
 function validateTask(o: Fields): TaskMessage {
-  onlyFields(o, 'task', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber']);
-  return {
+  onlyFields(o, 'task', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'up', 'at']);
+  const m: TaskMessage = {
     kind: 'task',
     dagId: id(o, 'task', 'dagId'),
     runId: runId(o, 'task'),
     taskId: id(o, 'task', 'taskId', TASK_REF),
     tryNumber: nonNegativeInt(o, 'task', 'tryNumber'),
   };
+  if (o.up !== undefined) m.up = upstreamOutcomes(o.up);
+  if (o.at !== undefined) m.at = nonNegativeInt(o, 'task', 'at');
+  return m;
+}
+
+/** `up` of a task message: upstream task ids (or mapped flags, `size#failed`) to their outcomes. */
+function upstreamOutcomes(v: unknown): Record<string, UpstreamOutcome> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new MalformedMessageError(`task message field "up" must be an object, got ${describe(v)}`);
+  const out: Record<string, UpstreamOutcome> = {};
+  for (const [k, outcome] of Object.entries(v)) {
+    if (!/^[A-Za-z0-9_.-]{1,250}(#[a-z_]{1,20})?$/.test(k)) throw new MalformedMessageError(`task message field "up" has an invalid upstream id ${describe(k)}`);
+    if (!OUTCOMES.includes(outcome as UpstreamOutcome)) {
+      throw new MalformedMessageError(`task message field "up.${k}" must be one of ${OUTCOMES.join(', ')}, got ${describe(outcome)}`);
+    }
+    out[k] = outcome as UpstreamOutcome;
+  }
+  return out;
 }
 
 function validateFire(o: Fields): FireMessage {

@@ -195,6 +195,9 @@ export interface DagRun {
   timeoutAt?: number;
   /** Why the run failed when no task of it did (its bundle is gone: orphan-run.ts). */
   error?: string;
+  /** Reconcile re-sent the messages of root tasks that were never created: when, and how many times (flow/resend.ts). */
+  rootsResentAt?: number;
+  rootsResends?: number;
 }
 
 export interface TaskKey {
@@ -257,6 +260,9 @@ export interface TaskInstance extends TaskKey {
   /** Mapped parent: number of instances, and how many were created so far (the expansion's cursor). */
   mapLength?: number;
   mapCursor?: number;
+  /** Reconcile re-sent the messages of this ended task's downstream that were never created: when, and how many times (flow/resend.ts). */
+  followResentAt?: number;
+  followResends?: number;
 }
 
 export type TriggerKind = 'sensor' | 'event';

@@ -14,8 +14,9 @@ import type {
   TriggerRecord,
   XcomKey,
 } from './model.js';
-import type { RunState, TaskState } from './states.js';
+import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { MappingStore } from './mapping-store.js';
+import type { RunEndsStore } from './model/run-ends-store.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -78,7 +79,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore {
+export interface Store extends MappingStore, RunEndsStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -181,6 +182,14 @@ export interface TaskMessage {
   runId: string;
   taskId: string;
   tryNumber: number;
+  /**
+   * Present when the task has no item yet (a root, or the only downstream of the task that
+   * just ended): the worker creates it already claimed, with these upstream outcomes, in
+   * one conditional put (docs/adr/0020). Absent: the task is `queued` and is claimed.
+   */
+  up?: Record<string, UpstreamOutcome>;
+  /** When the task became ready (epoch ms): its `queuedAt` once created. */
+  at?: number;
 }
 
 /** A timer or an external event fired for a waiting task. */

@@ -12,6 +12,7 @@ import { expandTask, isMappedParent } from './mapping-expand.js';
 import { annotate } from './transition.js';
 import { EVENT_RECHECK_MS, resumeDeferred } from './waiting.js';
 import { taskKeyString } from './model.js';
+import { resendDueAt } from './flow/resend.js';
 
 /**
  * When reconcile should next look at a queued or running try: a queued try's message is
@@ -21,8 +22,7 @@ import { taskKeyString } from './model.js';
 export function recoveryDueAt(ti: TaskInstance, config: EngineConfig): number | undefined {
   if (ti.state === 'running') return ti.leaseUntil;
   if (ti.state !== 'queued') return undefined;
-  const since = ti.requeuedAt ?? ti.queuedAt ?? 0;
-  return since + config.requeueAfterMs * 2 ** Math.min(ti.requeues ?? 0, 6);
+  return resendDueAt(ti.requeuedAt ?? ti.queuedAt ?? 0, ti.requeues, config);
 }
 
 /** Re-sends a queued try's message when it has waited too long (see {@link recoveryDueAt}). */

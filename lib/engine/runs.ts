@@ -17,6 +17,7 @@ import { isRunTerminal, isTerminal } from './states.js';
 import { dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
+import { uncountEnds } from './flow/run-ends.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -166,6 +167,8 @@ export async function clearTasks(
     if (r.ok) cleared.push(ti.taskId);
   }
   await queueCleared(p, rc, instances);
+  // A counted run forgets the ends of what was cleared before it reopens (flow/run-ends.ts).
+  await uncountEnds(p, rc, cleared);
   await reopenRun(p, rc);
   return cleared;
 }

@@ -28,6 +28,7 @@ import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
 import { mapItemOf } from './mapping-values.js';
 import { runExecuteCallback } from './callbacks-run.js';
+import { claimNew } from './flow/claim.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -50,8 +51,11 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   }
   const t = taskSpec(rc.spec, msg.taskId);
   const now = p.clock.now();
-  // The claim: `queued → running` for exactly this try (a duplicate delivery loses it).
-  const claim = await transition(p, rc, { ...msg, state: 'queued', upstream: {} }, 'running');
+  // The claim: `queued → running` for exactly this try, or a task with no item yet created
+  // already running (flow/claim.ts). A duplicate delivery loses it either way.
+  const claim = msg.up !== undefined
+    ? await claimNew(p, rc, { ...msg, up: msg.up })
+    : await transition(p, rc, { ...msg, state: 'queued', upstream: {} }, 'running');
   if (!claim.ok) return 'lost';
   let ti = claim.item;
   if (ti.queuedAt !== undefined) p.metrics.timing('SchedulingLagMs', now - ti.queuedAt);

@@ -14,6 +14,7 @@ import type { Metrics } from '../../lib/engine/index.js';
 import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
 import { T0, bigValue, dag, run, task } from './fixtures.js';
 import { storeContract } from './store.contract.js';
+import { runEndsContract } from './run-ends.contract.js';
 
 const endpoint = inject('dynamodbEndpoint');
 if (!endpoint) console.warn('[airless] DynamoDB Local is not running (no Java or jar): skipping the DynamoDB store contract');
@@ -32,6 +33,7 @@ async function freshPrefix(): Promise<string> {
 
 describe.skipIf(!endpoint)('DynamoDB store', () => {
   storeContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  runEndsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix() }));
 
   describe('DynamoDB adapter specifics', () => {
     let prefix: string;

@@ -1,4 +1,6 @@
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { storeContract } from './store.contract.js';
+import { runEndsContract } from './run-ends.contract.js';
 
 storeContract('memory', async () => new MemoryStore());
+runEndsContract('memory', async () => new MemoryStore());

@@ -28,7 +28,8 @@ import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
 import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limits.js';
 import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
+import { DynamoRunEnds } from './dynamo-run-ends.js';
+import type { MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -71,6 +72,7 @@ export class DynamoStore implements Store {
     this.blobs = opts.blobs;
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
     this.triggers = new DynamoTriggers(this.r, this.t);
+    this.runEnds = new DynamoRunEnds(this.r, this.t.kv);
   }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
@@ -82,6 +84,12 @@ export class DynamoStore implements Store {
   getMapSummary(k: TaskKey) { return this.maps.getMapSummary(k); }
   getMapShards(k: TaskKey, s: readonly number[]) { return this.maps.getMapShards(k, s); }
   listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.maps.listMapped(k); }
+  // Run-end counts of counted runs (dynamo-run-ends.ts).
+  private readonly runEnds: DynamoRunEnds;
+  countRunEnds(r: RunRef, s: number, e: readonly RunEndEntry[], exp?: number): Promise<RunEndShard> { return this.runEnds.countRunEnds(r, s, e, exp); }
+  uncountRunEnds(r: RunRef, s: number, i: readonly number[]): Promise<void> { return this.runEnds.uncountRunEnds(r, s, i); }
+  closeRunEndShard(r: RunRef, s: number, exp?: number): Promise<number> { return this.runEnds.closeRunEndShard(r, s, exp); }
+  getRunEnds(r: RunRef, s: readonly number[]): Promise<Map<number, RunEndShard>> { return this.runEnds.getRunEnds(r, s); }
 
   // ----------------------------------------------------------------- DAG registry
 

@@ -16,7 +16,8 @@ import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
-import type { MapOutcome, MapShardState } from '../../engine/index.js';
+import { MemoryRunEnds } from './run-ends.js';
+import type { MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -56,6 +57,12 @@ export class MemoryStore implements Store {
   getMapSummary(k: TaskKey) { return this.mapCounts.getMapSummary(k); }
   getMapShards(k: TaskKey, s: readonly number[]) { return this.mapCounts.getMapShards(k, s); }
   listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.mapCounts.listMapped(k); }
+  /** Run-end counts of counted runs (run-ends.ts). */
+  private readonly runEnds = new MemoryRunEnds();
+  countRunEnds(r: RunRef, s: number, e: readonly RunEndEntry[]): Promise<RunEndShard> { return this.runEnds.countRunEnds(r, s, e); }
+  uncountRunEnds(r: RunRef, s: number, i: readonly number[]): Promise<void> { return this.runEnds.uncountRunEnds(r, s, i); }
+  closeRunEndShard(r: RunRef, s: number): Promise<number> { return this.runEnds.closeRunEndShard(r, s); }
+  getRunEnds(r: RunRef, s: readonly number[]): Promise<Map<number, RunEndShard>> { return this.runEnds.getRunEnds(r, s); }
 
   // ----------------------------------------------------------------- DAG registry
 
