@@ -44,6 +44,7 @@ export { idProblem } from './validate.js';
 export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './pool-limits.js';
 export type * from './mapping-store.js';
 export type * from './model/run-ends-store.js';
+export type * from './model/run-slots-store.js';
 export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';
 export { isSensitiveKey, redact, redactDeep } from './secrets-mask.js';
 export { envKey } from './secrets.js';

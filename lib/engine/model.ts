@@ -167,8 +167,10 @@ export interface DagRecord {
   paused: boolean;
   /** The next schedule tick (epoch ms) for which no run has been created yet. */
   nextTickAt?: number;
-  /** Runs in `running` right now (maxActiveRuns), moved only together with a run write. */
+  /** Runs holding a maxActiveRuns slot right now: the size of `runSlots` (docs/adr/0020). */
   activeRuns?: number;
+  /** The runs holding a maxActiveRuns slot, each with when it took it (model/run-slots-store.ts). Read-only: written by takeRunSlot and releaseRunSlot. */
+  runSlots?: Record<string, number>;
   updatedAt: number;
 }
 

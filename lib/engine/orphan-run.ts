@@ -47,8 +47,7 @@ export async function specOrEndOrphan(p: Ports, run: DagRun): Promise<DagSpec | 
 }
 
 /**
- * Fails a running run whose bundle is gone, with a one-line reason, giving its slot back
- * in the same write. Returns true when this call ended it (a concurrent tick loses the
+ * Fails a running run whose bundle is gone, with a one-line reason, and gives its slot back. Returns true when this call ended it (a concurrent tick loses the
  * compare-and-set and does nothing).
  *
  * @example
@@ -63,9 +62,10 @@ export async function endOrphanRun(p: Ports, run: DagRun, err: unknown): Promise
     run.runId,
     { state: 'running' },
     { state: 'failed', endedAt: now, expiresAt: retainUntil(p) ?? null, error },
-    { delta: -1 },
   );
   if (!r.ok) return false;
+  // Its maxActiveRuns slot goes back after its end (flow/run-slots.ts).
+  await p.store.releaseRunSlot(run.dagId, run.runId);
   p.metrics.count('RunsFailed');
   p.log.warn('run failed: its bundle is gone', { dagId: run.dagId, runId: run.runId, bundleVersion: run.bundleVersion, error });
   const tis = await p.store.listTasks(run.dagId, run.runId);

@@ -17,6 +17,7 @@ import type {
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { MappingStore } from './mapping-store.js';
 import type { RunEndsStore } from './model/run-ends-store.js';
+import type { RunSlotStore } from './model/run-slots-store.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -51,8 +52,8 @@ export type RunPatch = {
 };
 
 /**
- * Change to a counter made atomically with another write: the run's `activeTasks`
- * (with a task write) or the DAG record's `activeRuns` (with a run write).
+ * Change to a counter made atomically with another write: the run's `activeTasks` (with a
+ * task write; maxActiveRuns uses the DAG's slot holders instead, model/run-slots-store.ts).
  * `+1` is refused (result `{ ok: false, reason: 'slots' }`) when the counter is at `max`.
  */
 export interface SlotChange {
@@ -79,7 +80,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, RunEndsStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -104,12 +105,14 @@ export interface Store extends MappingStore, RunEndsStore {
     runId: string,
     expect: { state: RunState | readonly RunState[] },
     patch: RunPatch,
-    /** Moves the DAG record's `activeRuns` counter in the same atomic write (maxActiveRuns). */
-    slot?: SlotChange,
   ): Promise<Cas<DagRun>>;
-  /** Runs of one DAG, newest logical date first. */
+  /**
+   * Runs of one DAG, newest logical date first. Asked for queued or running runs only, it
+   * lists queued runs and the running runs that hold a maxActiveRuns slot (every run the
+   * engine starts holds one: model/run-slots-store.ts).
+   */
   listRuns(dagId: string, opts?: { states?: readonly RunState[]; limit?: number }): Promise<DagRun[]>;
-  /** Runs in `queued` or `running`, of every DAG. */
+  /** Runs in `queued`, and runs in `running` that hold a maxActiveRuns slot, of every DAG. */
   listActiveRuns(): Promise<DagRun[]>;
 
   // task instances

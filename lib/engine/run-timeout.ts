@@ -26,6 +26,16 @@ export function runTimeoutPatch(spec: DagSpec, run: DagRun, now: number): Pick<R
 }
 
 /**
+ * The deadline of a run created already running at `now` (runs.ts `createRun`).
+ *
+ * @example
+ * await store.createRun({ ...run, state: 'running', startedAt: now, ...runTimeoutFields(spec, now) });
+ */
+export function runTimeoutFields(spec: DagSpec, now: number): Pick<DagRun, 'timeoutAt'> {
+  return spec.dagrunTimeoutMs ? { timeoutAt: now + spec.dagrunTimeoutMs } : {};
+}
+
+/**
  * Fails a running run past its deadline and skips its unfinished tasks. Returns true when
  * this call timed the run out (the caller then starts queued runs).
  *
@@ -40,10 +50,11 @@ export async function enforceRunTimeout(p: Ports, rc: RunCtx): Promise<boolean> 
     rc.run.runId,
     { state: 'running' },
     { state: 'failed', endedAt: now, expiresAt: retainUntil(p) ?? null },
-    { delta: -1 },
   );
   if (!r.ok) return false;
   rc.run = r.item;
+  // Its maxActiveRuns slot goes back after its end (flow/run-slots.ts); the caller starts queued runs.
+  await p.store.releaseRunSlot(rc.run.dagId, rc.run.runId);
   p.metrics.count('RunsFailed');
   p.log.warn('run timed out', { dagId: rc.run.dagId, runId: rc.run.runId, dagrunTimeoutMs: rc.spec.dagrunTimeoutMs });
   await skipUnfinished(p, rc);

@@ -7,8 +7,8 @@
  * can all run these functions on the same run at once.
  */
 import { countsSlots, downstreamClosure, taskSpec, type RunCtx } from './dag-index.js';
-import type { DagRun, TaskInstance, TaskSpec } from './model.js';
-import type { Ports, TaskMessage } from './ports.js';
+import type { DagRecord, DagRun, TaskInstance, TaskSpec } from './model.js';
+import type { Cas, Ports, TaskMessage } from './ports.js';
 import { decideRunState } from './run-state.js';
 import { isTerminal, type RunState, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
@@ -26,6 +26,7 @@ import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 import { countEnds, needsListing } from './flow/run-ends.js';
 import { createdByItsMessage, followDueAt, isRoot, rootsDueAt } from './flow/resend.js';
+import { takeRunSlot } from './flow/run-slots.js';
 import { matWaitKey, waitForSlot } from './flow/active-tasks.js';
 
 export { keyOf, retainUntil };
@@ -229,6 +230,16 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   return endRun(p, rc, state);
 }
 
+/**
+ * Gives a run's maxActiveRuns slot back after its end was written, then starts the DAG's
+ * queued runs, which can wait only while the DAG was full (flow/run-slots.ts).
+ */
+export async function releaseRunSlot(p: Ports, rc: RunCtx): Promise<void> {
+  const left = await p.store.releaseRunSlot(rc.run.dagId, rc.run.runId);
+  if (left !== undefined && left + 1 < rc.spec.maxActiveRuns) return;
+  await startQueuedRuns(p, rc.run.dagId, { ended: true });
+}
+
 /** Ends a running run in `state` (its callbacks armed first), then starts the DAG's queued runs. */
 async function endRun(p: Ports, rc: RunCtx, state: RunState): Promise<boolean> {
   if (rc.run.state !== 'running') return false;
@@ -242,14 +253,13 @@ async function endRun(p: Ports, rc: RunCtx, state: RunState): Promise<boolean> {
     rc.run.runId,
     { state: 'running' },
     { state, endedAt: now, expiresAt: retention > 0 ? Math.floor((now + retention) / 1000) : null },
-    { delta: -1 },
   );
   if (!r.ok) return false;
   rc.run = r.item;
   await sendCallback(p, callback);
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
-  await startQueuedRuns(p, rc.run.dagId, { ended: true });
+  await releaseRunSlot(p, rc);
   return true;
 }
 
@@ -289,7 +299,7 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
 }
 
 /** Starts a run that has no task yet: sends what may run at once (advanceRun without the listing). */
-async function startFresh(p: Ports, rc: RunCtx): Promise<void> {
+export async function startFresh(p: Ports, rc: RunCtx): Promise<void> {
   await createRoots(p, rc, rc.spec.tasks.filter(isRoot).map((t) => t.taskId), false);
 }
 
@@ -366,8 +376,8 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
  * is started directly, and an ending run lists only when the DAG was full. Listing at every
  * run start and end would read every active run of the DAG each time.
  */
-export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean } = {}): Promise<void> {
-  const dag = await p.store.getDag(dagId);
+export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean; dag?: DagRecord } = {}): Promise<void> {
+  const dag = hint.dag ?? (await p.store.getDag(dagId));
   if (!dag || dag.paused) return;
   const active = dag.activeRuns ?? 0;
   const max = dag.spec.maxActiveRuns;
@@ -377,21 +387,31 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
   if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
   const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
   for (const run of queued) {
-    const r = await p.store.updateRun(
-      dagId,
-      run.runId,
-      { state: 'queued' },
-      { state: 'running', startedAt: p.clock.now(), ...runTimeoutPatch(dag.spec, run, p.clock.now()) },
-      { delta: 1, max: dag.spec.maxActiveRuns },
-    );
-    if (!r.ok) {
-      if (r.reason === 'slots') return;
-      p.metrics.count('LostRaces');
-      continue;
+    // The slot first, then the state (flow/run-slots.ts): no run is running without one.
+    const { take, queuedHolders } = await takeRunSlot(p, dag, run.runId);
+    // Runs that hold a slot while still queued (a start cut short) start with it.
+    for (const id of queuedHolders) {
+      const holder = await p.store.getRun(dagId, id);
+      if (holder?.state === 'queued') await startRun(p, dag, holder);
     }
-    const spec = await specOrEndOrphan(p, r.item);
-    // A run that never ran has no task to look at: its roots are created without a listing.
-    if (spec) await (run.startedAt === undefined ? startFresh : advanceRun)(p, { run: r.item, spec });
+    if (take === 'full' || take === 'no_dag') return;
+    const r = await startRun(p, dag, run);
+    // Started by another, or ended meanwhile: a slot taken here for a run that is not running goes back.
+    if (!r.ok && take === 'taken' && r.current?.state !== 'running') await p.store.releaseRunSlot(dagId, run.runId);
   }
+}
+
+/** `queued → running` for a run that holds its slot, then what may run at once. */
+async function startRun(p: Ports, dag: DagRecord, run: DagRun): Promise<Cas<DagRun>> {
+  const now = p.clock.now();
+  const r = await p.store.updateRun(dag.dagId, run.runId, { state: 'queued' }, { state: 'running', startedAt: now, ...runTimeoutPatch(dag.spec, run, now) });
+  if (!r.ok) {
+    p.metrics.count('LostRaces');
+    return r;
+  }
+  const spec = await specOrEndOrphan(p, r.item);
+  // A run that never ran has no task to look at: its roots are created without a listing.
+  if (spec) await (run.startedAt === undefined ? startFresh : advanceRun)(p, { run: r.item, spec });
+  return r;
 }
 

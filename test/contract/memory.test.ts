@@ -1,6 +1,8 @@
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { storeContract } from './store.contract.js';
 import { runEndsContract } from './run-ends.contract.js';
+import { runSlotsContract } from './run-slots.contract.js';
 
 storeContract('memory', async () => new MemoryStore());
 runEndsContract('memory', async () => new MemoryStore());
+runSlotsContract('memory', async () => new MemoryStore());

@@ -1,7 +1,7 @@
 /**
  * The Store port on DynamoDB. Every transition is one conditional write built from named
  * sub-conditions; a failed condition returns the item as it is (`ALL_OLD`) as a lost race.
- * Transactions are used only where a slot counter moves with a task or run write.
+ * Transactions are used only where a counter moves with a task write (maxActiveTasks, pools).
  * Tables, keys and indexes: dynamo-schema.ts and docs/adr/0002-dynamodb-state-model.md.
  */
 import {
@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
 import type { Cas, LimitMove, Metrics, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
-import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
+import { isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
 import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
 import { expiresAtSeconds, isExpired } from '../expiry.js';
@@ -29,7 +29,9 @@ import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limi
 import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
 import { DynamoRunEnds } from './dynamo-run-ends.js';
-import type { MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef } from '../../engine/index.js';
+import { DynamoRunSlots, NO_SLOTS, slotsOf } from './dynamo-run-slots.js';
+import { DynamoRunLists } from './dynamo-runs.js';
+import type { MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -73,6 +75,8 @@ export class DynamoStore implements Store {
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
     this.triggers = new DynamoTriggers(this.r, this.t);
     this.runEnds = new DynamoRunEnds(this.r, this.t.kv);
+    this.slots = new DynamoRunSlots(this.r, this.t.dags);
+    this.runLists = new DynamoRunLists(this.r, this.t, (d, r) => this.getRun(d, r), (i) => this.decodeRun(i));
   }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
@@ -90,6 +94,11 @@ export class DynamoStore implements Store {
   uncountRunEnds(r: RunRef, s: number, i: readonly number[]): Promise<void> { return this.runEnds.uncountRunEnds(r, s, i); }
   closeRunEndShard(r: RunRef, s: number, exp?: number): Promise<number> { return this.runEnds.closeRunEndShard(r, s, exp); }
   getRunEnds(r: RunRef, s: readonly number[]): Promise<Map<number, RunEndShard>> { return this.runEnds.getRunEnds(r, s); }
+  // maxActiveRuns slots on the DAG item (dynamo-run-slots.ts), and the run listings that read them (dynamo-runs.ts).
+  private readonly slots: DynamoRunSlots;
+  private readonly runLists: DynamoRunLists;
+  takeRunSlot(dagId: string, runId: string, max: number, now: number): Promise<RunSlotTake> { return this.slots.take(dagId, runId, max, now); }
+  releaseRunSlot(dagId: string, runId: string): Promise<number | undefined> { return this.slots.release(dagId, runId); }
 
   // ----------------------------------------------------------------- DAG registry
 
@@ -100,8 +109,8 @@ export class DynamoStore implements Store {
 
   async putDag(rec: DagRecord): Promise<void> {
     await this.putSpec(rec.dagId, rec.bundleVersion, rec.spec);
-    const { spec: _spec, ...rest } = rec;
-    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: encodeFields(rest), ...NO_RETURN }), 'write');
+    const { spec: _spec, activeRuns: _active, runSlots: _slots, ...rest } = rec;
+    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: { ...encodeFields(rest), slots: NO_SLOTS }, ...NO_RETURN }), 'write');
   }
 
   async getDag(dagId: string): Promise<DagRecord | undefined> {
@@ -117,8 +126,12 @@ export class DynamoStore implements Store {
     );
   }
 
-  private async decodeDag(item: Item): Promise<DagRecord | undefined> {
-    const fields = (await decodeFields(item)) as unknown as Omit<DagRecord, 'spec'>;
+  private async decodeDag(whole: Item): Promise<DagRecord | undefined> {
+    const { rest: item, runSlots } = slotsOf(whole);
+    // `activeRuns` is the number of slot holders (a counter of that name, moved in transactions before issue 22, is ignored).
+    const { activeRuns: _legacy, ...decoded } = await decodeFields(item);
+    const active = Object.keys(runSlots).length;
+    const fields = (active ? { ...decoded, activeRuns: active, runSlots } : decoded) as unknown as Omit<DagRecord, 'spec'>;
     // A spec never changes within a bundle version: read it once per version and process
     // (a DAG is read at every run start and end). Shared, so frozen.
     const cacheKey = `${fields.dagId}\u0000${fields.bundleVersion}`;
@@ -177,7 +190,7 @@ export class DynamoStore implements Store {
     parseRunState(run.state);
     const item = encodeFields(run, new Set(['conf']));
     item['conf'] = await encodeJson(run.conf, blobPath('conf', run.dagId, run.runId), `conf of run ${run.dagId}/${run.runId}`, this.blobs);
-    if (!isRunTerminal(run.state)) item['activeDag'] = { S: run.dagId };
+    if (run.state === 'queued') item['activeDag'] = { S: run.dagId };
     return casPut(this.r, this.t.runs, item, 'dagId', plain(run), (i) => this.decodeRun(i));
   }
 
@@ -191,72 +204,28 @@ export class DynamoStore implements Store {
     runId: string,
     expect: { state: RunState | readonly RunState[] },
     patch: RunPatch,
-    slot?: SlotChange,
   ): Promise<Cas<DagRun>> {
     if (patch.state != null) parseRunState(patch.state);
     const key = { dagId: { S: dagId }, runId: { S: runId } };
     const x = new Expr();
     const cond = and(exists(x, 'dagId'), stateIs(x, expect.state));
     await this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] });
+    // Only queued runs are in the `active` index: a running run is found through its DAG's slot holders.
     if (patch.state != null) {
-      if (isRunTerminal(patch.state)) x.remove('activeDag');
-      else x.set('activeDag', { S: dagId });
+      if (patch.state === 'queued') x.set('activeDag', { S: dagId });
+      else x.remove('activeDag');
     }
-    const decode = (i: Item) => this.decodeRun(i);
-    if (!slot) return casUpdate(this.r, this.t.runs, key, x, cond, decode);
-    const counter = counterUpdate(this.t.dags, { dagId: { S: dagId } }, 'dagId', 'activeRuns', slot);
-    return casWithSlot(this.r, { table: this.t.runs, key, x, cond }, counter, slot, decode, () => this.updateRun(dagId, runId, expect, patch));
+    return casUpdate(this.r, this.t.runs, key, x, cond, (i: Item) => this.decodeRun(i));
   }
 
-  async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
-    const x = new Expr();
-    // Queued or running only: the sparse active index holds just those, however many
-    // finished runs the DAG has (this runs at every run start and end).
-    const onlyActive = opts.states !== undefined && opts.states.every((st) => !isRunTerminal(st));
-    if (onlyActive) {
-      const items = await this.r.queryAll(
-        {
-          TableName: this.t.runs,
-          IndexName: 'active',
-          KeyConditionExpression: `${x.name('activeDag')} = ${x.value({ S: dagId })}`,
-          ScanIndexForward: false,
-          ...x.params(),
-        },
-        opts.limit,
-      );
-      // The index holds keys only, and is eventually consistent: read each run from the table.
-      const runs = await Promise.all(items.map((i) => this.getRun(dagId, String(i['runId']?.S))));
-      return runs.filter((r): r is DagRun => r !== undefined && opts.states!.includes(r.state));
-    }
-    // History (the CLI, rarely): the DAG's partition, newest logical date first. No index
-    // by logical date: it would cost a write unit on every run write, for a rare read.
-    const items = await this.r.queryAll({
-      TableName: this.t.runs,
-      KeyConditionExpression: `${x.name('dagId')} = ${x.value({ S: dagId })}`,
-      FilterExpression: opts.states ? stateIs(x, opts.states) : undefined,
-      ConsistentRead: true,
-      ...x.params(),
-    });
-    const runs = await Promise.all(items.map((i) => this.decodeRun(i)));
-    runs.sort((a, b) => b.logicalDate - a.logicalDate || (a.runId < b.runId ? 1 : -1));
-    return opts.limit === undefined ? runs : runs.slice(0, opts.limit);
+  /** Runs of one DAG: queued ones from the `active` index, running ones from its slot holders, history from its partition (dynamo-runs.ts). */
+  listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
+    return this.runLists.listRuns(dagId, opts);
   }
 
-  async listActiveRuns(): Promise<DagRun[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await this.r.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
-        new ScanCommand({ TableName: this.t.runs, IndexName: 'active', ExclusiveStartKey: start, ...NO_RETURN }),
-        'read',
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    // The index holds keys only: read each run from the table (which also drops runs the
-    // eventually consistent index still lists after they finished).
-    const runs = await Promise.all(items.map((i) => this.getRun(String(i['dagId']?.S), String(i['runId']?.S))));
-    return runs.filter((r): r is DagRun => r !== undefined && !isRunTerminal(r.state));
+  /** Queued runs (the `active` index) and running runs (every DAG's slot holders). */
+  listActiveRuns(): Promise<DagRun[]> {
+    return this.runLists.listActiveRuns();
   }
 
   // ---------------------------------------------------------------- task instances
