@@ -35,6 +35,8 @@ export const LONG_CHAIN_TASKS = 100;
 export const CHAINS_UNDER_LOAD = 10;
 export const FAN_OUT_TASKS = 1_000;
 const BATCH = 10;
+/** Rounds of the headline row (10-task chains under load); the one with the least worker time counts. */
+const ROUNDS = 3;
 
 const SDK = fileURLToPath(new URL('../../lib/sdk/index.ts', import.meta.url));
 
@@ -166,8 +168,15 @@ export async function lambdaCostBench(
     progress('warming the worker container');
     await measure('cost_chain', CHAINS_UNDER_LOAD, BATCH, CHAIN_TASKS);
     const coldStartMs = Math.round(worker.invocations[0]?.ms ?? 0);
-    progress(`${CHAINS_UNDER_LOAD} chains of ${CHAIN_TASKS} under load`);
-    const chainsUnderLoad = await measure('cost_chain', CHAINS_UNDER_LOAD, BATCH, CHAIN_TASKS);
+    progress(`${CHAINS_UNDER_LOAD} chains of ${CHAIN_TASKS} under load, best of ${ROUNDS}`);
+    // Wall time is what Lambda bills, and on a shared machine it varies with the load: the
+    // round with the least worker time counts, as the shapes' best of three (the requests
+    // are the same in every round).
+    let chainsUnderLoad = await measure('cost_chain', CHAINS_UNDER_LOAD, BATCH, CHAIN_TASKS);
+    for (let i = 1; i < ROUNDS; i++) {
+      const again = await measure('cost_chain', CHAINS_UNDER_LOAD, BATCH, CHAIN_TASKS);
+      if (again.perTask.workerMs < chainsUnderLoad.perTask.workerMs) chainsUnderLoad = again;
+    }
     progress('one chain on a quiet queue');
     const chainIdle = await measure('cost_chain', 1, 1, CHAIN_TASKS);
     const want = (k: 'chain' | 'long' | 'eager' | 'fanOut') => !opts.only || opts.only.has(k);

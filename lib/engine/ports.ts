@@ -99,7 +99,12 @@ export interface Store extends MappingStore, RunEndsStore, RunSlotStore {
   // runs
   /** Conditional put: fails with the existing run when `(dagId, runId)` exists. */
   createRun(run: DagRun): Promise<Cas<DagRun>>;
-  getRun(dagId: string, runId: string): Promise<DagRun | undefined>;
+  /**
+   * A run, read strongly consistent unless `eventually` (half the read cost on DynamoDB; a
+   * run just written may be missing or behind for a moment: the worker's read, which falls
+   * back to a consistent one when the run is missing, docs/adr/0020).
+   */
+  getRun(dagId: string, runId: string, opts?: { eventually?: boolean }): Promise<DagRun | undefined>;
   updateRun(
     dagId: string,
     runId: string,

@@ -194,8 +194,8 @@ export class DynamoStore implements Store {
     return casPut(this.r, this.t.runs, item, 'dagId', plain(run), (i) => this.decodeRun(i));
   }
 
-  async getRun(dagId: string, runId: string): Promise<DagRun | undefined> {
-    const item = await getItem(this.r, this.t.runs, { dagId: { S: dagId }, runId: { S: runId } });
+  async getRun(dagId: string, runId: string, opts: { eventually?: boolean } = {}): Promise<DagRun | undefined> {
+    const item = await getItem(this.r, this.t.runs, { dagId: { S: dagId }, runId: { S: runId } }, opts.eventually);
     return item && this.decodeRun(item);
   }
 
