@@ -111,7 +111,7 @@ function validateTask(o: Fields): TaskMessage {
     tryNumber: nonNegativeInt(o, 'task', 'tryNumber'),
   };
   if (o.up !== undefined) m.up = upstreamOutcomes(o.up);
-  if (o.at !== undefined) m.at = nonNegativeInt(o, 'task', 'at');
+  if (o.at !== undefined) m.at = epochMs(o, 'task', 'at');
   return m;
 }
 
@@ -216,6 +216,15 @@ function nonNegativeInt(o: Fields, kind: string, field: string): number {
     throw new MalformedMessageError(
       `${kind} message field "${field}" must be a non-negative integer, got ${describe(v)}`,
     );
+  }
+  return v;
+}
+
+/** A time in epoch ms; a clock may give sub-millisecond fractions (the bench's PerfClock), so not only integers. */
+function epochMs(o: Fields, kind: string, field: string): number {
+  const v = o[field];
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+    throw new MalformedMessageError(`${kind} message field "${field}" must be a non-negative number of epoch milliseconds, got ${describe(v)}`);
   }
   return v;
 }
