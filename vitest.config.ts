@@ -8,7 +8,11 @@ const STORE_INDEPENDENT = ['test/unit/engine-purity.test.ts', 'test/unit/engine-
 
 const shared = {
   resolve: {
-    alias: { airless: fileURLToPath(new URL('./lib/sdk/index.ts', import.meta.url)) },
+    alias: {
+      airless: fileURLToPath(new URL('./lib/sdk/index.ts', import.meta.url)),
+      'apache-airflow-ts-sdk': fileURLToPath(new URL('./lib/sdk/airflow-ts-sdk/index.ts', import.meta.url)),
+      '@apache-airflow/ts-sdk': fileURLToPath(new URL('./lib/sdk/airflow-ts-sdk/index.ts', import.meta.url)),
+    },
   },
 };
 

@@ -2,11 +2,14 @@
  * The bench's results as one JSON document and as tables for a person, each figure
  * beside its target.
  */
+import { formatInnerLoop, type InnerLoopResult } from './inner-loop.js';
 import type { CostResult } from './scenarios/cost.js';
 import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
+import { formatJobs, type JobsResult } from './scenarios/jobs.js';
 import type { ShapeResult } from './scenarios/shapes.js';
 import type { ScaleResult } from './scenarios/scale.js';
+import { formatBackfill, type BackfillBenchResult } from './scenarios/backfill.js';
 
 export interface SensorSummary {
   sensors: number;
@@ -31,6 +34,12 @@ export interface BenchReport {
   mapping?: MappingRow[];
   /** Issue 22: one run of 1,000 and one of 10,000 independent tasks, embedded (bench/scenarios/scale.ts). */
   scale?: ScaleResult;
+  /** Issue 21: requests per backfilled run (bench/scenarios/backfill.ts). */
+  backfill?: BackfillBenchResult;
+  /** Issue 19: `airless run` of the scaffold's DAG, first and second (bench/inner-loop.ts). */
+  innerLoop?: InnerLoopResult;
+  /** Issue 20: the requests of one operator's job (bench/scenarios/jobs.ts). */
+  jobs?: JobsResult;
   durationMs: number;
 }
 
@@ -132,6 +141,9 @@ export function formatReport(r: BenchReport): string {
     out.push(`   duplicates ${mark(h.duplicates === 0)} (must be 0); three at least as fast as one: ${mark(h.threeProcessTasksPerSec >= h.oneProcessTasksPerSec)}`);
   }
   if (r.mapping) out.push('', formatMapping(r.mapping));
+  if (r.backfill) out.push('', formatBackfill(r.backfill));
+  if (r.innerLoop) out.push('', formatInnerLoop(r.innerLoop));
+  if (r.jobs) out.push('', formatJobs(r.jobs));
   out.push('');
   out.push(`done in ${(r.durationMs / 1000).toFixed(1)} s`);
   return out.join('\n');

@@ -1,9 +1,10 @@
 /**
- * `npm run bench`: the four scenarios of issue 6 (scheduler shapes, sensors, cost, HA),
+ * `npm run bench`: the four scenarios of issue 6 (scheduler shapes, sensors, cost, HA), and later ones (mapping, UI, jobs),
  * a table for a person, and with `--json` the results in bench/results/latest.json and
  * as the last line of stdout. Method and latest figures: docs/performance.md.
  *
- * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha] [--memory-only] [--dynamodb-endpoint URL]
+ * npm run bench -- [--quick] [--json] [--only shapes,sensors,cost,ha,mapping,ui,backfill,inner-loop,jobs,assets] [--memory-only] [--dynamodb-endpoint URL]
+ * (`--only backfill --update-cost-model` also writes lib/engine/rules/cost-model.ts)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -20,7 +21,9 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'scale'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'scale' | 'backfill' | 'inner-loop' | 'jobs' | 'assets'>;
+  /** Write the backfill scenario's figures into lib/engine/rules/cost-model.ts. */
+  updateCostModel?: boolean;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
   memoryOnly: boolean;
   dynamodbEndpoint?: string;
@@ -28,7 +31,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'scale'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'scale', 'backfill', 'inner-loop', 'jobs', 'assets'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -49,7 +52,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     shapes: [],
     durationMs: 0,
   };
-  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping'));
+  const needsDynamo = !opts.memoryOnly && (opts.only.has('shapes') || opts.only.has('cost') || opts.only.has('ha') || opts.only.has('mapping') || opts.only.has('backfill') || opts.only.has('jobs') || opts.only.has('assets'));
   let ddb: DynamoDbLocal | undefined;
   let client: DynamoDBClient | undefined;
   let endpoint = opts.dynamodbEndpoint;
@@ -99,6 +102,27 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const mapping = await mappingBench({ n: opts.quick ? 1_000 : 10_000, concurrency: 32, dynamodb: client, progress: say });
       report.mapping = mapping;
     }
+    // issue 21: requests per backfilled run, and the dry run's cost model (bench/scenarios/backfill.ts)
+    if (client && opts.only.has('backfill')) {
+      say('backfill');
+      const { backfillBench, writeCostModel } = await import('./scenarios/backfill.js');
+      report.backfill = await backfillBench(client);
+      if (opts.updateCostModel) writeCostModel(report.backfill.measured);
+    }
+    // issue 20: the requests of one operator's job (bench/scenarios/jobs.ts)
+    if (client && opts.only.has('jobs')) {
+      say('jobs');
+      const { jobsBench } = await import('./scenarios/jobs.js');
+      report.jobs = await jobsBench(client);
+    }
+    // issue 21: what one asset event costs (bench/scenarios/assets.ts)
+    if (client && opts.only.has('assets')) {
+      say('asset events');
+      const { assetCostBench, formatAssetCost } = await import('./scenarios/assets.js');
+      const assets = await assetCostBench(client);
+      (report as BenchReport & { assets?: unknown }).assets = assets;
+      say(formatAssetCost(assets));
+    }
     // issue 14: the UI scenario lives in bench/ui.ts (needs Debian's chromium)
     if (opts.only.has('ui')) {
       say('UI grid and graph');
@@ -106,6 +130,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       const ui = await uiBench({ runs: Math.round(100 * scale) || 10 });
       (report as BenchReport & { ui?: unknown }).ui = ui;
       say(formatUiBench(ui));
+    }
+    // issue 19: first and second `airless run` of the scaffold's DAG, bench/inner-loop.ts
+    if (opts.only.has('inner-loop')) {
+      say('inner loop (airless run, twice)');
+      const { innerLoopBench } = await import('./inner-loop.js');
+      report.innerLoop = await innerLoopBench();
     }
   } finally {
     client?.destroy();
@@ -127,6 +157,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       only: { type: 'string' },
       'memory-only': { type: 'boolean', default: false },
       'dynamodb-endpoint': { type: 'string' },
+      'update-cost-model': { type: 'boolean', default: false },
     },
   });
   const only = new Set((values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()));
@@ -139,6 +170,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const report = await runBench({
     quick: values.quick!, only: only as BenchOptions['only'], memoryOnly: values['memory-only']!,
     dynamodbEndpoint: values['dynamodb-endpoint'], progress: (l) => process.stderr.write(`bench: ${l}...\n`),
+    updateCostModel: values['update-cost-model'],
   });
   console.log(formatReport(report));
   if (values.json) {

@@ -8,6 +8,9 @@ Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
 const context = (key: string): string | undefined => app.node.tryGetContext(key)?.toString();
 const shards = context('shards');
+// `-c jobs='{"glue":{"jobs":["orders_etl"]}}'`: what the operators may start (JobsProps, as JSON).
+const jobsContext: unknown = app.node.tryGetContext('jobs');
+const jobs = typeof jobsContext === 'string' ? JSON.parse(jobsContext) : jobsContext;
 new AirlessStack(app, 'Airless', {
   stackName: 'Airless',
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -15,6 +18,7 @@ new AirlessStack(app, 'Airless', {
     alarmEmail: context('alarmEmail'),
     shards: shards === undefined ? undefined : Number(shards),
     removalPolicy: context('destroy') === 'true' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    jobs: jobs ?? undefined,
   },
 });
 app.synth();

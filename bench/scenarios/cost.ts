@@ -28,6 +28,8 @@ import { lambdaCostBench, priceLambdaRow, type LambdaCostResult, type LambdaCost
 
 /** Cycles the bench sensor answers "not yet" before its target appears. */
 const SENSOR_MISSES = 3;
+/** Messages one worker invocation takes from SQS under load (the event source's batch size). */
+export const LAMBDA_BATCH = 10;
 
 export interface Usage {
   wcu: number;
@@ -80,7 +82,7 @@ export interface CostResult {
 }
 
 /** The real clock moved forward by `shiftMs`, so poke cycles a minute apart take no wall time. */
-class ShiftedClock extends PerfClock {
+export class ShiftedClock extends PerfClock {
   shiftMs = 0;
   override now(): number {
     return super.now() + this.shiftMs;
@@ -88,7 +90,7 @@ class ShiftedClock extends PerfClock {
 }
 
 /** Counts what passes through the queue and the timer on top of the real SqsQueue. */
-class CountingQueue implements Queue {
+export class CountingQueue implements Queue {
   messages = 0;
   sendRequests = 0;
   constructor(readonly sqs: SqsQueue) {}
@@ -101,7 +103,7 @@ class CountingQueue implements Queue {
 }
 
 /** A timer that counts its calls (EventBridge Scheduler requests) and delivers through an SQS delay. */
-class CountingTimer implements Timer {
+export class CountingTimer implements Timer {
   calls = 0;
   constructor(private readonly queue: Queue, private readonly now: () => number) {}
   async schedule(_id: string, at: number, message: QueueMessage): Promise<void> {

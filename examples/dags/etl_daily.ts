@@ -1,7 +1,8 @@
 /**
- * An ETL chain with retries, XCom, params, run conf and a branch: the authoring
+ * An ETL chain with retries, typed inputs, params, run conf and a branch: the authoring
  * example from the README. `extract` fails its first try on purpose, to show a retry
- * with exponential backoff (instant under --time-warp).
+ * with exponential backoff (instant under --time-warp). `transform({ rows: e.rows })`
+ * wires extract -> transform and delivers the number, typed, as `transform`'s input.
  */
 import { dag } from 'airless';
 
@@ -17,13 +18,15 @@ export default dag('etl_daily', {
     if (ctx.tryNumber === 1) throw new Error('source not ready yet (this first try fails on purpose)');
     return { rows: 42 };
   });
-  const transform = task('transform', async (ctx) => (await ctx.xcom.pull<{ rows: number }>('extract')).rows * 2);
+  const transform = task('transform', async (_ctx, { rows }: { rows: number }) => rows * 2);
   const audit = task('audit', async (ctx) => ctx.log.info(`for ${ctx.ds} in ${ctx.params.region}`), { retries: 0 });
   const load = task('load', async () => 'ok', { triggerRule: 'none_failed' });
   const pick = branch('pick', async (ctx) => (ctx.conf.full ? ['full'] : ['delta']));
   const full = task('full', async () => 1);
   const delta = task('delta', async () => 2);
-  extract.before(transform, audit);
+  const e = extract();
+  transform({ rows: e.rows });
+  e.before(audit);
   load.after(transform, audit);
   load.before(pick).before(full, delta);
 });

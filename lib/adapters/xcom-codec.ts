@@ -14,7 +14,7 @@
  * `{ "$xcom": "devalue", "v": [...] }`; JSON stored before this codec is read as it is.
  */
 import { DevalueError, parse, stringify, unflatten } from 'devalue';
-import { AirlessError } from '../engine/index.js';
+import { AirlessError, depthProblem } from '../engine/index.js';
 import type { XcomKey } from '../engine/index.js';
 
 /** An XCom value that cannot be stored as it is (one line, naming the task and the path). */
@@ -40,9 +40,13 @@ function describe(key: XcomKey, err: unknown): never {
  *
  * @example
  * decodeXcom(encodeXcom(new Map([['a', 1n]]), key)); // Map { 'a' => 1n }
- * @throws XcomValueError for a function, symbol or class instance, naming the path.
+ * @throws XcomValueError for a function, symbol or class instance, or a value nested
+ *   more than MAX_VALUE_DEPTH levels, naming the path.
  */
 export function encodeXcom(value: unknown, key: XcomKey): string {
+  // Before devalue, which recurses and overflows the stack near 1,700 levels (rules/values.ts).
+  const deep = depthProblem(value);
+  if (deep) throw new XcomValueError(`XCom ${key.key} of task ${key.taskId} cannot be stored: the value is ${deep}`);
   try {
     return stringify(value);
   } catch (err) {

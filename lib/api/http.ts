@@ -1,10 +1,11 @@
 /**
- * HTTP plumbing of the API server: errors as problem JSON, JSON bodies, token auth
- * (Bearer header, or a cookie set from `?token=` for the browser) and the cross-site
- * request check on mutating requests.
+ * HTTP plumbing of the API server: errors as problem JSON, JSON bodies and token auth
+ * (a Bearer header only; the browser UI keeps the token in its tab, docs/adr/0028).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { displayValue } from '../adapters/xcom-display.js';
+import { depthProblem, MAX_VALUE_DEPTH } from '../engine/index.js';
 
 /**
  * An error that becomes an HTTP response. The body is problem JSON (RFC 9457) whose
@@ -14,10 +15,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * throw new HttpError(404, 'dag_id: unknown DAG nope');
  */
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly detail: string) {
+  /**
+   * @param validation where the bad value was (`['query', 'order_by']`) and what it was: the
+   *   response then takes the shape of FastAPI's validation errors (Airflow's
+   *   `HTTPValidationError`, `{ detail: [{ type, loc, msg, input }] }`) instead of problem JSON.
+   */
+  constructor(readonly status: number, readonly detail: string, readonly validation?: { loc: (string | number)[]; input: unknown }) {
     super(detail);
     this.name = 'HttpError';
   }
+}
+
+/** Writes an HttpError: problem JSON, or Airflow's validation-error shape when it names a location. */
+export function sendHttpError(res: ServerResponse, err: HttpError): void {
+  if (!err.validation) return problem(res, err.status, err.detail);
+  sendJson(res, err.status, { detail: [{ type: 'value_error', loc: err.validation.loc, msg: err.detail, input: err.validation.input }] });
 }
 
 const TITLES: Record<number, string> = {
@@ -32,8 +44,16 @@ export function problem(res: ServerResponse, status: number, detail: string): vo
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  // Serialized before the head is written: a value JSON cannot write (a BigInt, a cycle)
+  // then becomes displayable data, not a 200 with an empty body.
+  let body: string;
+  try {
+    body = JSON.stringify(value);
+  } catch {
+    body = JSON.stringify(displayValue(value));
+  }
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(value));
+  res.end(body);
 }
 
 const MAX_BODY = 1 << 20;
@@ -58,11 +78,13 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
     throw new HttpError(400, 'body: malformed JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(422, 'body: expected a JSON object');
+  // JSON.parse reads any depth; what the engine, its stores and task threads do with it does not (rules/values.ts).
+  const deep = depthProblem(value, MAX_VALUE_DEPTH, 'body');
+  if (deep) throw new HttpError(400, `body: ${deep}`);
   return value as Record<string, unknown>;
 }
 
-export const TOKEN_COOKIE = 'airless_token';
-/** Header the UI sends on every mutating request: a cross-site form or image cannot set it. */
+/** Header the UI sends on every mutating request (kept for clients that send it; the token header alone decides). */
 export const CSRF_HEADER = 'x-airless-csrf';
 
 function sameSecret(a: string, b: string): boolean {
@@ -71,58 +93,31 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join('='));
-  }
-  return undefined;
-}
-
 /**
- * Checks the token. A Bearer header is enough for any request (a cross-site page cannot
- * set it). A cookie authenticates too, but then a mutating request must also carry
- * {@link CSRF_HEADER} (which forces a CORS preflight we never grant) and, when the
- * browser sends an Origin, the same origin as the server.
+ * Checks the token, which only an `Authorization: Bearer` header carries (docs/adr/0028).
+ * No cookie authenticates: cookies ignore ports, so one set for this server reached every
+ * service on 127.0.0.1 (any page the user visited on another port could read it and drive
+ * the dev server, or a `ui --stack` session with the user's AWS credentials), and two UIs
+ * on different ports overwrote each other's. A cross-site page cannot set this header
+ * without a CORS preflight, which the server never grants: no CSRF check is needed.
  */
 export function authenticate(req: IncomingMessage, token: string): void {
   const auth = req.headers.authorization;
-  if (auth !== undefined) {
-    const m = /^Bearer\s+(.+)$/i.exec(auth);
-    if (!m || !sameSecret(m[1].trim(), token)) throw new HttpError(401, 'Authorization: invalid bearer token');
-    return;
-  }
-  const c = cookieToken(req);
-  if (c === undefined) throw new HttpError(401, 'Authorization: missing (send "Authorization: Bearer <token>" or open the UI with ?token=<token>)');
-  if (!sameSecret(c, token)) throw new HttpError(401, `${TOKEN_COOKIE}: invalid token cookie`);
-  const method = req.method ?? 'GET';
-  if (method === 'GET' || method === 'HEAD') return;
-  if (req.headers[CSRF_HEADER] === undefined) throw new HttpError(403, `${CSRF_HEADER}: header required on ${method} requests authenticated by cookie`);
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== 'null') {
-    let host: string;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      throw new HttpError(403, `Origin: malformed (${origin})`);
-    }
-    if (host !== req.headers.host) throw new HttpError(403, `Origin: ${origin} is not this server`);
-  } else if (origin === 'null') {
-    throw new HttpError(403, 'Origin: null origin refused');
-  }
+  if (auth === undefined) throw new HttpError(401, 'Authorization: missing (send "Authorization: Bearer <token>"; in a browser open the UI at /#token=<token>)');
+  const m = /^Bearer\s+(.+)$/i.exec(auth);
+  if (!m || !sameSecret(m[1].trim(), token)) throw new HttpError(401, 'Authorization: invalid bearer token');
 }
 
-/** Sets the token cookie from `?token=` and redirects to the same path without it. */
+/**
+ * An address printed before the token moved to the fragment (`/?token=…`): checks it and
+ * redirects to `/#token=…`, which the page reads into this tab's own storage. Sets no cookie.
+ */
 export function tokenLogin(req: IncomingMessage, res: ServerResponse, url: URL, token: string): boolean {
   const given = url.searchParams.get('token');
   if (given === null) return false;
   if (!sameSecret(given, token)) throw new HttpError(401, 'token: invalid token');
   url.searchParams.delete('token');
-  res.writeHead(303, {
-    location: `${url.pathname}${url.search}`,
-    'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
-    'cache-control': 'no-store',
-  });
+  res.writeHead(303, { location: `${url.pathname}${url.search}#token=${encodeURIComponent(token)}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
   res.end();
   return true;
 }

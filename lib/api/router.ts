@@ -18,7 +18,7 @@ export interface RouteCtx {
 }
 
 export interface Route {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Airflow-style path, `{name}` for a segment. */
   path: string;
   /** Returns the JSON body of a 200, or `undefined` when it wrote the response itself. */

@@ -7,6 +7,7 @@ import { HttpError } from './http.js';
 import { intQuery, onlyFields, optBool } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { taskInstanceJson } from './shapes.js';
+import { displayValue } from '../adapters/xcom-display.js';
 import { baseTaskId, instanceId, instanceValue, isInstanceId } from '../engine/index.js';
 
 const TI = '/api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}';
@@ -43,14 +44,22 @@ async function logs({ b, p, url, req, res }: RouteCtx): Promise<unknown> {
 }
 
 async function xcomEntries({ b, p, url }: RouteCtx): Promise<unknown> {
-  const { run, ti, id, mapIndex } = await loadTi(b, p, url);
-  const key = url.searchParams.get('xcom_key') ?? 'return_value';
-  // A mapped instance keeps a small return value on its own item (instanceValue), a larger one in XCom.
-  const value = !ti ? undefined : mapIndex >= 0 && key === 'return_value' ? await instanceValue(b.ports, ti) : await b.ports.store.getXcom({ dagId: p.dag_id, runId: p.dag_run_id, taskId: id, key });
-  const entries = value === undefined ? [] : [{
-    key, timestamp: new Date(ti?.endedAt ?? run.logicalDate).toISOString(), logical_date: new Date(run.logicalDate).toISOString(),
-    map_index: mapIndex, task_id: p.task_id, dag_id: p.dag_id, run_id: p.dag_run_id, dag_display_name: p.dag_id, task_display_name: p.task_id, value,
-  }];
+  const { run, t, ti, id, mapIndex } = await loadTi(b, p, url);
+  const asked = url.searchParams.get('xcom_key');
+  // Without a key: the return value and each key of it that tasks read on their own (typed TaskFlow's multiple_outputs).
+  const keys = asked !== null ? [asked] : ['return_value', ...(t.outputKeys ?? [])];
+  const entries = [];
+  for (const key of keys) {
+    // A mapped instance keeps a small return value on its own item (instanceValue), a larger one in XCom.
+    const value = !ti ? undefined : mapIndex >= 0 && key === 'return_value' ? await instanceValue(b.ports, ti) : await b.ports.store.getXcom({ dagId: p.dag_id, runId: p.dag_run_id, taskId: id, key });
+    if (value === undefined) continue;
+    entries.push({
+      key, timestamp: new Date(ti?.endedAt ?? run.logicalDate).toISOString(), logical_date: new Date(run.logicalDate).toISOString(),
+      map_index: mapIndex, task_id: p.task_id, dag_id: p.dag_id, run_id: p.dag_run_id, dag_display_name: p.dag_id, task_display_name: p.task_id,
+      // Any value the codec keeps (BigInt, Map, cycles) as JSON data: JSON.stringify threw on them.
+      value: displayValue(value),
+    });
+  }
   return { xcom_entries: entries, total_entries: entries.length };
 }
 

@@ -10,6 +10,7 @@ import { HttpError } from './http.js';
 import { intQuery, onlyFields, optString } from './params.js';
 import type { Route } from './router.js';
 import { dagRunJson } from './shapes.js';
+import { withAssetNodes } from './asset-structure.js';
 
 /** Maps with at most `limit` calls in flight (a grid of 1,000 runs is 1,000 store queries). */
 async function mapLimited<T, R>(items: readonly T[], limit: number, f: (x: T) => Promise<R>): Promise<R[]> {
@@ -103,7 +104,7 @@ export function uiRoutes(): Route[] {
       method: 'GET', path: '/ui/grid/{dag_id}',
       handle: async ({ b, p, url }) => gridData(b, (await needDag(b, p.dag_id)).spec, intQuery(url, 'limit', 25, 1, 1000)),
     },
-    { method: 'GET', path: '/ui/structure/{dag_id}', handle: async ({ b, p }) => structureData((await needDag(b, p.dag_id)).spec) },
+    { method: 'GET', path: '/ui/structure/{dag_id}', handle: async ({ b, p }) => { const { spec } = await needDag(b, p.dag_id); return withAssetNodes(spec, structureData(spec)); } },
     {
       method: 'POST', path: '/ui/signals',
       handle: async ({ b, body }) => {

@@ -7,18 +7,14 @@ import { downstreamClosure, upstreamClosure } from '../engine/index.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 import { renderDeep, templateVars } from '../engine/index.js';
 import { baseTaskId, isInstanceId } from '../engine/index.js';
+import { runIdProblem } from '../engine/index.js';
 import { engineCall, needDag, needRun, needTask, type ApiBackend } from './backend.js';
 import { HttpError } from './http.js';
-import { boolQuery, intQuery, onlyFields, optBool, optDate, optObject, optString } from './params.js';
+import { boolQuery, intQuery, likeMatcher, onlyFields, optBool, optDate, optObject, optString } from './params.js';
 import { dagDetailsJson, dagJson, dagRunJson, taskInstanceJson } from './shapes.js';
 import type { Route } from './router.js';
 
 const RUN_STATES = ['queued', 'running', 'success', 'failed'];
-
-function likePattern(p: string): RegExp {
-  const body = p.split('%').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('_', '.')).join('.*');
-  return new RegExp(`^.*${body}.*$`, 'i');
-}
 
 /** Orders and pages runs as Airflow's `order_by` (`logical_date`, `-logical_date`, `start_date`, ...). */
 function orderRuns(runs: DagRun[], orderBy: string): DagRun[] {
@@ -28,8 +24,11 @@ function orderRuns(runs: DagRun[], orderBy: string): DagRun[] {
     logical_date: (r) => r.logicalDate, run_after: (r) => r.logicalDate, start_date: (r) => r.startedAt ?? 0,
     end_date: (r) => r.endedAt ?? 0, id: (r) => r.runId, dag_run_id: (r) => r.runId, state: (r) => r.state,
   };
-  const f = pick[field];
-  if (!f) throw new HttpError(422, `order_by: unknown field ${JSON.stringify(field)} (use one of ${Object.keys(pick).join(', ')}, optionally with -)`);
+  // Own keys only: `__proto__` or `constructor` must not reach Object.prototype (it answered 500).
+  const f = Object.hasOwn(pick, field) ? pick[field] : undefined;
+  if (!f) {
+    throw new HttpError(422, `order_by: Ordering with ${JSON.stringify(field)} is disallowed or the attribute does not exist on the model (use one of ${Object.keys(pick).join(', ')}, optionally with -)`, { loc: ['query', 'order_by'], input: orderBy });
+  }
   return [...runs].sort((a, b) => (f(a) < f(b) ? -1 : f(a) > f(b) ? 1 : 0) * (desc ? -1 : 1));
 }
 
@@ -108,9 +107,10 @@ async function triggerDagRun(b: ApiBackend, dagId: string, body: Record<string, 
   const conf = optObject(body, 'conf');
   const logicalDate = optDate(body, 'logical_date');
   const runId = optString(body, 'dag_run_id');
-  if (runId !== undefined && !/^[A-Za-z0-9_.:+~@-]{1,250}$/.test(runId)) {
-    throw new HttpError(422, `dag_run_id: only letters, digits and _.:+~@- are allowed (at most 250), got ${JSON.stringify(runId)}`);
-  }
+  // The engine's grammar (Airflow's allowed_run_id_pattern), checked before anything is
+  // stored; 400 as Airflow answers the ValueError of create_dagrun.
+  const runIdError = runId === undefined ? undefined : runIdProblem(runId, 'manual');
+  if (runIdError) throw new HttpError(400, `dag_run_id: ${runIdError}`);
   if (runId !== undefined && (await b.ports.store.getRun(dagId, runId))) throw new HttpError(409, `dag_run_id: run ${JSON.stringify(runId)} of DAG ${JSON.stringify(dagId)} exists already`);
   const run = await engineCall(() => triggerRun(b.ports, dagId, { conf, logicalDate, runId, runType: 'manual' }));
   return dagRunJson(run);
@@ -136,7 +136,10 @@ export function v2Routes(): Route[] {
         const tags = url.searchParams.getAll('tags');
         let dags = (await b.ports.store.listDags()).sort((x, y) => x.dagId.localeCompare(y.dagId));
         if (paused !== undefined) dags = dags.filter((d) => d.paused === paused);
-        if (pattern) dags = dags.filter((d) => likePattern(pattern).test(d.dagId));
+        if (pattern) {
+          const matches = likeMatcher(pattern);
+          dags = dags.filter((d) => matches(d.dagId));
+        }
         if (tags.length) dags = dags.filter((d) => tags.some((t) => d.spec.tags.includes(t)));
         return { dags: dags.slice(offset, offset + limit).map(dagJson), total_entries: dags.length };
       },

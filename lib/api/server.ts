@@ -8,11 +8,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uiAssets } from '../ui/assets.js';
 import type { ApiBackend } from './backend.js';
-import { authenticate, HttpError, problem, readJsonBody, sendJson, tokenLogin } from './http.js';
+import { authenticate, HttpError, problem, readJsonBody, sendHttpError, sendJson, tokenLogin } from './http.js';
 import { Router } from './router.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
+import { backfillRoutes } from './routes-backfills.js';
+import { assetRoutes } from './routes-assets.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -48,7 +50,7 @@ export function newToken(): string {
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const token = opts.token ?? newToken();
   if (token.length < 8) throw new Error('--token must be at least 8 characters');
-  const router = new Router([...v2Routes(), ...taskInstanceRoutes(), ...uiRoutes()]);
+  const router = new Router([...v2Routes(), ...taskInstanceRoutes(), ...uiRoutes(), ...backfillRoutes(), ...assetRoutes()]);
   const b = opts.backend;
   const server = createServer((req, res) => {
     void (async () => {
@@ -56,14 +58,19 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       const isPage = url.pathname === '/' || url.pathname === '/index.html';
       try {
         if (isPage && tokenLogin(req, res, url, token)) return;
-        authenticate(req, token);
+        // The page and its script hold no data and no credential: served without the token,
+        // which the page reads from its own URL fragment (docs/adr/0028).
         if (isPage || url.pathname.startsWith('/assets/')) {
           const asset = await uiAssets(url.pathname);
           if (!asset) throw new HttpError(404, `path: no asset ${url.pathname}`);
-          res.writeHead(200, { 'content-type': asset.type, 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'" });
+          res.writeHead(200, {
+            'content-type': asset.type, 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer',
+            'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+          });
           res.end(asset.body);
           return;
         }
+        authenticate(req, token);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname);
         const body = req.method === 'GET' ? {} : await readJsonBody(req);
         const out = await route.handle({ b, p: params, url, body, req, res });
@@ -73,10 +80,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         if (err instanceof HttpError) {
           if (isPage && err.status === 401) {
             res.writeHead(401, { 'content-type': 'text/html; charset=utf-8' });
-            res.end('<!doctype html><title>Airless</title><p>Open this page with the access token printed at start: <code>/?token=…</code></p>');
+            res.end('<!doctype html><title>Airless</title><p>Open this page with the access token printed at start: <code>/#token=…</code></p>');
             return;
           }
-          problem(res, err.status, err.detail);
+          sendHttpError(res, err);
           return;
         }
         opts.onError?.(err);

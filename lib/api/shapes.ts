@@ -10,12 +10,14 @@ const seconds = (a?: number, b?: number) => (a === undefined || b === undefined 
 
 export function timetableSummary(spec: DagSpec): string | null {
   const s = spec.schedule;
+  if (spec.assetSchedule) return 'Asset';
   if (!s) return null;
   return s.kind === 'cron' ? s.expr : `rate(${s.everyMs / 1000} seconds)`;
 }
 
 function timetableDescription(spec: DagSpec): string {
   const s = spec.schedule;
+  if (spec.assetSchedule) return 'Triggered by assets';
   if (!s) return 'Never, external triggers only';
   return s.kind === 'cron' ? `cron ${s.expr} (${s.timezone})` : `every ${s.everyMs / 1000} s`;
 }
@@ -86,7 +88,7 @@ export function dagRunJson(r: DagRun) {
     last_scheduling_decision: null,
     run_type: r.runType,
     state: r.state,
-    triggered_by: r.runType === 'scheduled' ? 'timetable' : r.runType === 'backfill' ? 'backfill' : 'rest_api',
+    triggered_by: r.runType === 'scheduled' ? 'timetable' : r.runType === 'backfill' ? 'backfill' : r.runType === 'asset_triggered' ? 'asset' : 'rest_api',
     conf: r.conf,
     note: null,
     dag_versions: [],

@@ -3,13 +3,15 @@
  * (`bundle.mjs`) and writes `manifest.json`, the serialized DAGs schedulers read.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { InvalidDagError } from '../engine/index.js';
 import type { DagSpec, Manifest } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES, checkPools, validateDagSpec } from '../engine/index.js';
+import { packageInfo } from '../cli/package-info.js';
+import { BuildCache, cacheKey, folderListing } from './cache.js';
 import { sha256Hex } from './collect.js';
 import { collectIsolated } from './collect-isolated.js';
 import { checkDeployable } from './collect.js';
@@ -17,6 +19,10 @@ import { typecheckDagFiles } from './typecheck.js';
 
 /** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */
 export const SDK_ENTRY = fileURLToPath(new URL(`../sdk/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
+/** What Airflow's TypeScript SDK names resolve to inside a bundle: its Dag authoring surface on Airless (ADR 0021). */
+export const AIRFLOW_SDK_ENTRY = fileURLToPath(new URL(`../sdk/airflow-ts-sdk/index.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url));
+/** The package names of Airflow's TypeScript SDK. */
+export const AIRFLOW_SDK_NAMES: readonly string[] = ['apache-airflow-ts-sdk', '@apache-airflow/ts-sdk'];
 
 const DAG_FILE = /\.(ts|mts|js|mjs)$/;
 const NOT_DAG_FILE = /\.d\.(ts|mts)$|\.(test|spec)\.(ts|mts|js|mjs)$/;
@@ -36,6 +42,13 @@ export interface BuildOptions {
   tsconfig?: string;
   /** How long one DAG file's import may take (default 30 s). */
   importTimeoutMs?: number;
+  /**
+   * A folder for the build cache (the CLI uses `.airless/cache`): the type-check and the
+   * bundle of an unchanged folder are reused, an edit is type-checked incrementally.
+   * The DAG files are still imported each build (their definitions may read the
+   * environment). @default no cache
+   */
+  cacheDir?: string;
 }
 
 export interface BuildResult {
@@ -86,6 +99,7 @@ const airlessPlugin: esbuild.Plugin = {
   name: 'airless-sdk',
   setup(b) {
     b.onResolve({ filter: /^airless$/ }, () => ({ path: SDK_ENTRY }));
+    b.onResolve({ filter: /^(apache-airflow-ts-sdk|@apache-airflow\/ts-sdk)$/ }, () => ({ path: AIRFLOW_SDK_ENTRY }));
   },
 };
 
@@ -108,9 +122,10 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   }
   if (files.length === 0) throw new InvalidDagError(`no DAG files (*.ts, *.mts, *.js, *.mjs) found in ${dir}`);
 
-  if (opts.typecheck) await typecheckDagFiles(dir, files, { tsconfig: opts.tsconfig });
+  const cache = opts.cacheDir ? new BuildCache(path.resolve(opts.cacheDir)) : undefined;
+  if (opts.typecheck) await typecheckDagFiles(dir, files, { tsconfig: opts.tsconfig, cache });
   const bundlePath = path.join(outDir, 'bundle.mjs');
-  const code = await bundleCode(dir, files, opts.sourcemap ?? true);
+  const code = await cachedBundle(dir, files, opts.sourcemap ?? true, cache);
   await mkdir(outDir, { recursive: true });
   await writeFile(bundlePath, code);
   const sha = sha256Hex(code);
@@ -140,7 +155,28 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   return { manifest, bundlePath, manifestPath, warnings: collected.warnings };
 }
 
-async function bundleCode(dir: string, files: readonly string[], sourcemap: boolean): Promise<Uint8Array> {
+/** The bundle's bytes: from the cache when no file esbuild read has changed, else built (and kept). */
+async function cachedBundle(dir: string, files: readonly string[], sourcemap: boolean, cache: BuildCache | undefined): Promise<Uint8Array> {
+  if (!cache) return (await bundleCode(dir, files, sourcemap)).code;
+  const name = `bundle-${cacheKey(dir).slice(0, 16)}`;
+  const key = cacheKey({
+    step: 'bundle', airless: packageInfo().version, self: await cache.hashFile(fileURLToPath(import.meta.url)), esbuild: esbuild.version,
+    dir, files, listing: folderListing(dir), sourcemap, sdk: SDK_ENTRY,
+  });
+  const hit = await cache.lookup<{ sha256: string }>(name, key);
+  if (hit) {
+    const bytes = await readFile(cache.file(name, '.mjs')).catch(() => undefined);
+    if (bytes && sha256Hex(bytes) === hit.sha256) return bytes;
+  }
+  const since = Date.now();
+  const { code, inputs } = await bundleCode(dir, files, sourcemap);
+  await cache.writeAtomic(cache.file(name, '.mjs'), code);
+  await cache.store(name, key, inputs, since, { sha256: sha256Hex(code) });
+  return code;
+}
+
+/** Bundles the DAG files; `inputs` are the absolute paths of every file esbuild read. */
+async function bundleCode(dir: string, files: readonly string[], sourcemap: boolean): Promise<{ code: Uint8Array; inputs: string[] }> {
   try {
     const result = await esbuild.build({
       stdin: { contents: entrySource(files), resolveDir: dir, sourcefile: '<airless-entry>', loader: 'js' },
@@ -159,11 +195,14 @@ async function bundleCode(dir: string, files: readonly string[], sourcemap: bool
       // that read the map (vitest) find nothing missing.
       sourcesContent: true,
       logLevel: 'silent',
+      metafile: true,
       plugins: [airlessPlugin],
       // Bundled CommonJS packages call require() for built-ins; ESM has none.
       banner: { js: "import { createRequire as __airlessCreateRequire } from 'node:module';\nconst require = __airlessCreateRequire(import.meta.url);" },
     });
-    return result.outputFiles[0].contents;
+    // Metafile paths are relative to absWorkingDir; the generated entry is not a file.
+    const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('<')).map((f) => path.resolve(dir, f));
+    return { code: result.outputFiles[0].contents, inputs };
   } catch (e) {
     const errors = (e as { errors?: esbuild.Message[] }).errors;
     if (!errors?.length) throw new InvalidDagError(`bundling failed: ${(e as Error).message}`, { cause: e });

@@ -26,6 +26,14 @@ const { parentPort, workerData } = require('node:worker_threads');
     catch (e) { parentPort.postMessage({ failed: { file: entry.file, name: e && e.name, message: e && e.message !== undefined ? String(e.message) : String(e), dagId: e && e.dagId, taskId: e && e.taskId } }); return; }
     const exported = new Set();
     const fail = (message, extra) => { parentPort.postMessage({ failed: { file: entry.file, name: 'InvalidDagError', message, ...extra } }); };
+    // A Dag of Airflow's TypeScript SDK is read as Airless's DAG here, so its errors name this file.
+    const DEFINITION = Symbol.for('airless.definition');
+    const values = [];
+    for (const v of Object.values(ns)) {
+      if (!v || typeof v[DEFINITION] !== 'function') { values.push(v); continue; }
+      try { values.push(v[DEFINITION]()); }
+      catch (e) { parentPort.postMessage({ failed: { file: entry.file, name: e && e.name, message: e && e.message !== undefined ? String(e.message) : String(e), dagId: e && e.dagId, taskId: e && e.taskId } }); return; }
+    }
     const addSensor = (def) => {
       const seen = sensors.get(def.type);
       if (seen && seen.def === def) return true;
@@ -40,7 +48,7 @@ const { parentPort, workerData } = require('node:worker_threads');
       if (!seen) pools.set(def.name, { name: def.name, slots: def.slots, description: def.description, file: entry.file });
       return true;
     };
-    for (const v of Object.values(ns)) {
+    for (const v of values) {
       if (v && v.__airless === 'pool') { if (!addPool(v)) return; continue; }
       if (v && v.__airless === 'dag') for (const p of v.pools || []) if (!addPool(p)) return;
       if (v && v.__airless === 'dag') {

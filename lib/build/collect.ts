@@ -9,6 +9,7 @@ import { InvalidDagError } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 import { toEventBridgeExpression } from '../adapters/aws/eventbridge-cron.js';
 import type { DagDefinition, PoolDefinition, SensorDefinition } from '../sdk/types.js';
+import { DEFINITION, isSdkDag } from '../sdk/airflow-ts-sdk/dag.js';
 
 /** One entry of the bundle's `files` export; `load` evaluates the file lazily. */
 export interface BundleFileEntry {
@@ -97,7 +98,14 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
     } catch (e) {
       throw errorInFile(e, entry.file);
     }
-    for (const value of Object.values(ns)) {
+    for (const raw of Object.values(ns)) {
+      let value: unknown = raw;
+      // A Dag of Airflow's TypeScript SDK is read as Airless's DAG (lib/sdk/airflow-ts-sdk/dag.ts).
+      try {
+        if (isSdkDag(raw)) value = raw[DEFINITION]();
+      } catch (e) {
+        throw errorInFile(e, entry.file);
+      }
       if (isBrand<DagDefinition>(value, 'dag')) {
         const id = value.spec.dagId;
         const seen = out.dags.get(id);

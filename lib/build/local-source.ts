@@ -104,14 +104,14 @@ function cached<T>(map: Map<string, Promise<T>>, key: string, make: () => Promis
  * const { version, manifest } = await buildToLocalVersion('examples/dags', '.airless/bundles');
  */
 export async function buildToLocalVersion(
-  dir: string, root: string, opts: { typecheck?: boolean } = {},
+  dir: string, root: string, opts: { typecheck?: boolean; cacheDir?: string } = {},
 ): Promise<{ version: string; manifest: Manifest; warnings: string[] }> {
   await mkdir(root, { recursive: true });
   const staging = await mkdtemp(path.join(root, '.build-'));
   try {
     // Imported here so that runtimes which only load bundles never load esbuild.
     const { buildBundle } = await import('./bundle.js');
-    const { manifest, warnings } = await buildBundle({ dir, outDir: staging, typecheck: opts.typecheck });
+    const { manifest, warnings } = await buildBundle({ dir, outDir: staging, typecheck: opts.typecheck, cacheDir: opts.cacheDir });
     const version = bundleVersion(manifest);
     const target = path.join(root, version);
     if (await exists(path.join(target, 'manifest.json'))) {

@@ -24,8 +24,8 @@ const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).to
  * @example
  * await cmdTrigger(ports, 'etl_daily', { full: true }, console.log);
  */
-export async function cmdTrigger(p: AwsPorts, dagId: string, conf: Record<string, unknown> | undefined, out: Out, logicalDate?: number): Promise<number> {
-  const run = await triggerRun(p, dagId, { conf: conf ?? {}, ...(logicalDate === undefined ? {} : { logicalDate }) });
+export async function cmdTrigger(p: AwsPorts, dagId: string, conf: Record<string, unknown> | undefined, out: Out, logicalDate?: number, runId?: string): Promise<number> {
+  const run = await triggerRun(p, dagId, { conf: conf ?? {}, ...(logicalDate === undefined ? {} : { logicalDate }), ...(runId === undefined ? {} : { runId }) });
   out(`run ${run.runId} of ${dagId}: ${color(run.state)}`);
   return 0;
 }
@@ -144,17 +144,9 @@ export function logFilterPattern(q: Pick<LogQuery, 'dagId' | 'runId' | 'taskId' 
   return `{ ${parts.join(' && ')} }`;
 }
 
-/** A structured log line, as Powertools writes it (possibly after a Lambda text prefix). */
-export function parseLogLine(message: string): Record<string, unknown> | undefined {
-  const start = message.indexOf('{');
-  if (start < 0) return undefined;
-  try {
-    const v = JSON.parse(message.slice(start));
-    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { fetchTargetLines, parseLogLine, type CurrentTry } from './sensor-logs.js';
+
+export { parseLogLine };
 
 /**
  * Task log lines from the worker's log group, oldest first. The filter runs in
@@ -178,17 +170,36 @@ export async function fetchTaskLogs(logs: CloudWatchLogsClient, q: LogQuery): Pr
   return lines;
 }
 
-/** Prints a task's log lines: time, level, try, message and the other fields. */
-export async function cmdLogs(p: AwsPorts, logs: CloudWatchLogsClient, q: Omit<LogQuery, 'startTime' | 'endTime'>, out: Out): Promise<number> {
+/** The log groups `airless logs` reads: the worker's, and those of the poker and the tick (a sensor's lines are there). */
+export interface TaskLogGroups {
+  worker: string;
+  poker?: string;
+  tick?: string;
+}
+
+/**
+ * Prints a task's log lines: time, level, try, message and the other fields. A task's
+ * lines come from whichever function moved it (worker, poker, tick); a batched sensor's
+ * log also shows the poker's lines about its target (lib/cli/sensor-logs.ts).
+ */
+export async function cmdLogs(
+  p: AwsPorts, logs: CloudWatchLogsClient, q: Omit<LogQuery, 'startTime' | 'endTime' | 'logGroupName'> & { groups: TaskLogGroups }, out: Out,
+): Promise<number> {
   if (q.tryNumber !== undefined && (!Number.isInteger(q.tryNumber) || q.tryNumber < 1)) {
     throw new InvalidInputError(`--try must be a positive integer, got ${q.tryNumber}`);
   }
   const run = await p.store.getRun(q.dagId, q.runId);
   if (!run) throw new NotFoundError(`unknown run ${q.dagId}/${q.runId}; list runs with \`airless runs ${q.dagId}\``);
   const margin = 5 * 60_000;
-  const lines = await fetchTaskLogs(logs, { ...q, startTime: run.queuedAt - margin, endTime: run.endedAt === undefined ? undefined : run.endedAt + margin });
+  const window = { startTime: run.queuedAt - margin, endTime: run.endedAt === undefined ? undefined : run.endedAt + margin };
+  const { groups, ...task } = q;
+  const names = [groups.worker, groups.poker, groups.tick].filter((g): g is string => g !== undefined);
+  const own = byTime((await Promise.all(names.map((logGroupName) => fetchTaskLogs(logs, { ...task, ...window, logGroupName })))).flat());
+  const target = groups.poker ? await fetchTargetLines(logs, groups.poker, own, window.endTime, await currentTry(p, q)) : [];
+  // At one timestamp the poke comes before the outcome it caused.
+  const lines = byTime([...target, ...own]);
   if (lines.length === 0) {
-    out(`no log lines for ${q.dagId}/${q.runId}/${q.taskId}${q.tryNumber ? ` try ${q.tryNumber}` : ''} in ${q.logGroupName}`);
+    out(`no log lines for ${q.dagId}/${q.runId}/${q.taskId}${q.tryNumber ? ` try ${q.tryNumber}` : ''} in ${names.join(', ')}`);
     return 0;
   }
   const known = new Set(['timestamp', 'level', 'message', 'service', 'dagId', 'runId', 'taskId', 'tryNumber', 'sampling_rate', 'xray_trace_id', 'cold_start', 'function_arn', 'function_memory_size', 'function_name', 'function_request_id']);
@@ -197,6 +208,20 @@ export async function cmdLogs(p: AwsPorts, logs: CloudWatchLogsClient, q: Omit<L
     out(`${String(l.timestamp)}  ${String(l.level ?? '').padEnd(5)}  try ${String(l.tryNumber ?? '?')}  ${String(l.message ?? '')}${extra.length ? `  ${JSON.stringify(Object.fromEntries(extra))}` : ''}`);
   }
   return 0;
+}
+
+/** The task's latest try, for a sensor whose registration line is in no log group (sensor-logs.ts). */
+async function currentTry(p: AwsPorts, q: { dagId: string; runId: string; taskId: string; tryNumber?: number }): Promise<CurrentTry | undefined> {
+  const ti = await p.store.getTask(q);
+  if (!ti || (q.tryNumber !== undefined && q.tryNumber !== ti.tryNumber)) return undefined;
+  const trigger = ti.state === 'sensing' ? await p.store.getTrigger(`${q.dagId}/${q.runId}/${q.taskId}`) : undefined;
+  return { tryNumber: ti.tryNumber, startedAt: ti.startedAt, endedAt: ti.endedAt, ...(trigger?.hashcode ? { hashcode: trigger.hashcode } : {}) };
+}
+
+/** Lines in time order (a stable sort: lines of one moment keep their order). */
+function byTime(lines: Record<string, unknown>[]): Record<string, unknown>[] {
+  const at = (l: Record<string, unknown>) => Date.parse(String(l.timestamp)) || 0;
+  return lines.map((l, i) => [l, i] as const).sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([l]) => l);
 }
 
 async function requireDag(p: AwsPorts, dagId: string): Promise<DagRecord> {

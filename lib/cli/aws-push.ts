@@ -16,6 +16,8 @@ import { aws } from './aws-stack.js';
 export interface PushOptions {
   /** Type-check the DAG files first (default true; `--no-typecheck` turns it off). */
   typecheck?: boolean;
+  /** The build cache folder (the CLI's `.airless/cache`). @default no cache */
+  cacheDir?: string;
   s3: S3Client;
   bucket: string;
   /** Where a line of output goes. @default process.stdout */
@@ -48,7 +50,7 @@ export async function pushBundle(dir: string, o: PushOptions): Promise<RegisterR
 
   const work = await mkdtemp(join(tmpdir(), 'airless-push-'));
   try {
-    const built = await buildBundle({ dir, outDir: work, typecheck: o.typecheck ?? true });
+    const built = await buildBundle({ dir, outDir: work, typecheck: o.typecheck ?? true, cacheDir: o.cacheDir });
     out(`built ${built.manifest.dags.length} DAG(s) from ${dir}`);
     // Versions are content addressed: an earlier push of the same build left its verdict
     // here, and reading that one would answer before this upload is registered.

@@ -29,6 +29,8 @@ export const STACK_OUTPUTS = {
   schedulerRoleArn: 'SchedulerRoleArn',
   schedulerDlqArn: 'SchedulerDeadLetterQueueArn',
   workerLogGroup: 'WorkerLogGroupName',
+  pokerLogGroup: 'PokerLogGroupName',
+  tickLogGroup: 'TickLogGroupName',
   shards: 'Shards',
   workerTimeoutMs: 'WorkerTimeoutMs',
 } as const;
@@ -154,18 +156,47 @@ export function envFromOutputs(o: Record<string, string>, opts: { stackName: str
  * `AWS::Logs::LogGroup` whose logical id is the worker's (`...FunctionsWorkerLogs<hash>`).
  */
 export async function workerLogGroup(cf: CloudFormationClient, stackName: string, outputs: Record<string, string>): Promise<string> {
-  const named = outputs[STACK_OUTPUTS.workerLogGroup];
+  const named = outputs[STACK_OUTPUTS.workerLogGroup] ?? (await logGroupsFromResources(cf, stackName)).Worker;
   if (named) return named;
+  throw new AwsConfigError(`stack ${stackName} has no worker log group; redeploy it with \`npx cdk deploy\``);
+}
+
+/**
+ * The log groups of the worker, the poker and the tick (`airless logs` reads all three: a
+ * sensor's lines are written by the poker and the tick). Outputs first; a stack deployed
+ * before they existed is searched once for the rest.
+ *
+ * @example
+ * const groups = await functionLogGroups(cf, 'Airless', outputs); // { worker, poker, tick }
+ */
+export async function functionLogGroups(cf: CloudFormationClient, stackName: string, outputs: Record<string, string>): Promise<{ worker: string; poker?: string; tick?: string }> {
+  let worker: string | undefined = outputs[STACK_OUTPUTS.workerLogGroup];
+  let poker: string | undefined = outputs[STACK_OUTPUTS.pokerLogGroup];
+  let tick: string | undefined = outputs[STACK_OUTPUTS.tickLogGroup];
+  if (!worker || !poker || !tick) {
+    const found = await logGroupsFromResources(cf, stackName);
+    worker ??= found.Worker;
+    poker ??= found.Poker;
+    tick ??= found.Tick;
+  }
+  if (!worker) throw new AwsConfigError(`stack ${stackName} has no worker log group; redeploy it with \`npx cdk deploy\``);
+  return { worker, ...(poker ? { poker } : {}), ...(tick ? { tick } : {}) };
+}
+
+/** The functions' log groups among the stack's resources, by logical id (`...Functions<Name>Logs<hash>`). */
+async function logGroupsFromResources(cf: CloudFormationClient, stackName: string): Promise<Partial<Record<'Worker' | 'Poker' | 'Tick', string>>> {
+  const found: Partial<Record<'Worker' | 'Poker' | 'Tick', string>> = {};
   let token: string | undefined;
   do {
     const page = await aws(`CloudFormation ListStackResources ${stackName}`, () =>
       cf.send(new ListStackResourcesCommand({ StackName: stackName, NextToken: token })), stackName);
-    const hit = (page.StackResourceSummaries ?? []).find((r) =>
-      r.ResourceType === 'AWS::Logs::LogGroup' && /WorkerLogs[0-9A-F]{8}$/.test(r.LogicalResourceId ?? ''));
-    if (hit?.PhysicalResourceId) return hit.PhysicalResourceId;
+    for (const r of page.StackResourceSummaries ?? []) {
+      const m = r.ResourceType === 'AWS::Logs::LogGroup' ? /(Worker|Poker|Tick)Logs[0-9A-F]{8}$/.exec(r.LogicalResourceId ?? '') : null;
+      if (m && r.PhysicalResourceId) found[m[1] as 'Worker' | 'Poker' | 'Tick'] ??= r.PhysicalResourceId;
+    }
     token = page.NextToken;
   } while (token);
-  throw new AwsConfigError(`stack ${stackName} has no worker log group; redeploy it with \`npx cdk deploy\``);
+  return found;
 }
 
 interface SdkError {

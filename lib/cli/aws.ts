@@ -10,15 +10,20 @@ import { AirlessError } from '../engine/index.js';
 import type { Clock, Log, Metrics } from '../engine/index.js';
 import { TimerPump } from '../runtime/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
+import { defaultCacheDir } from '../build/index.js';
 import { pushBundle } from './aws-push.js';
-import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, workerLogGroup, type CliClients } from './aws-stack.js';
+import { cmdBackfillOn } from './backfill.js';
+import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, functionLogGroups, type CliClients } from './aws-stack.js';
 import { parseJsonOption, UsageError } from './output.js';
+import { isoDate } from './options.js';
+import { runAssetsVerb } from './assets.js';
 
 export interface AwsCommandOptions {
   stack?: string;
   /** An AWS-compatible endpoint for every client (a rehearsal, LocalStack); overrides AIRLESS_AWS_ENDPOINT. */
   endpoint?: string;
   'logical-date'?: string;
+  'run-id'?: string;
   conf?: string;
   payload?: string;
   try?: string;
@@ -42,7 +47,7 @@ const NO_METRICS: Metrics = { count: () => {}, timing: () => {} };
 const USAGE: Record<string, [number, string]> = {
   push: [1, '<dir>'], trigger: [1, '<dag>'], runs: [1, '<dag>'], tasks: [2, '<dag> <runId>'],
   logs: [3, '<dag> <runId> <task>'], signal: [1, '<key>'], pause: [1, '<dag>'], unpause: [1, '<dag>'],
-  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''],
+  clear: [3, '<dag> <runId> <task>'], 'timer-pump': [0, ''], backfill: [0, ''], assets: [1, 'list|events|emit'],
 };
 
 /**
@@ -94,18 +99,18 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
   const { ports: p, out } = ctx;
   switch (cmd) {
     case 'push':
-      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'] });
+      await pushBundle(a[0], { s3: ctx.clients.s3, bucket: ctx.env.bucket, out, typecheck: !o['no-typecheck'], cacheDir: defaultCacheDir() });
       return 0;
     case 'trigger':
-      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']));
+      return cmdTrigger(p, a[0], parseJsonOption('conf', o.conf), out, parseLogicalDate(o['logical-date']), o['run-id']);
     case 'runs':
       return cmdRuns(p, a[0], out);
     case 'tasks':
       return cmdTasks(p, a[0], a[1], out);
     case 'logs': {
-      const logGroupName = await workerLogGroup(ctx.clients.cloudformation, ctx.stackName, ctx.outputs);
+      const groups = await functionLogGroups(ctx.clients.cloudformation, ctx.stackName, ctx.outputs);
       const tryNumber = o.try === undefined ? undefined : Number(o.try);
-      return cmdLogs(p, ctx.clients.logs, { dagId: a[0], runId: a[1], taskId: a[2], tryNumber, logGroupName }, out);
+      return cmdLogs(p, ctx.clients.logs, { dagId: a[0], runId: a[1], taskId: a[2], tryNumber, groups }, out);
     }
     case 'signal':
       return cmdSignal(p, a[0], o.payload === undefined ? undefined : parsePayload(o.payload), out);
@@ -116,6 +121,11 @@ async function dispatch(ctx: StackContext, cmd: string, a: string[], o: AwsComma
       return cmdClear(p, a[0], a[1], a[2], !o['no-downstream'], out);
     case 'timer-pump':
       return runTimerPump(ctx, environment);
+    case 'backfill':
+      // Its options arrive parsed (commands/backfill.ts validates and converts them first).
+      return cmdBackfillOn(p, o as Parameters<typeof cmdBackfillOn>[1], out);
+    case 'assets':
+      return runAssetsVerb(p, a, o, out);
     default:
       throw new UsageError(`unknown command ${cmd}`);
   }
@@ -143,11 +153,14 @@ async function runTimerPump(ctx: StackContext, environment: Record<string, strin
   return 0;
 }
 
+/** As the option parser reads it (a date-time without a zone is UTC), not as `Date.parse` (local time). */
 function parseLogicalDate(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const ms = Date.parse(text);
-  if (!Number.isFinite(ms)) throw new UsageError(`--logical-date must be an ISO date, got ${text}`);
-  return ms;
+  try {
+    return isoDate(text);
+  } catch (e) {
+    throw new UsageError(`--logical-date ${(e as Error).message}, got ${JSON.stringify(text)}`);
+  }
 }
 
 function parsePayload(text: string): unknown {

@@ -14,8 +14,11 @@ import { AirlessError } from '../engine/index.js';
 import type { Ports } from '../engine/index.js';
 import { setPaused } from '../engine/index.js';
 import { cmdClear, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
-import { jsonOrString } from './options.js';
+import { cmdBackfillOn } from './backfill.js';
+import { isoDate, jsonOrString } from './options.js';
+import { devTaskLog } from './sensor-logs.js';
 import { exitCodeFor, UsageError } from './output.js';
+import { runAssetsVerb } from './assets.js';
 
 /** Where a running dev announces its endpoint. */
 export const DEV_ANNOUNCE = path.join('.airless', 'dev.json');
@@ -34,7 +37,7 @@ export interface ControlRequest {
 }
 
 /** Commands a dev answers (the others need a stack). */
-export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs'];
+export const DEV_COMMANDS = ['trigger', 'runs', 'tasks', 'clear', 'pause', 'unpause', 'signal', 'logs', 'backfill', 'assets'];
 
 async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: string) => void): Promise<number> {
   const [a0, a1, a2] = r.args;
@@ -42,7 +45,8 @@ async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: str
   const ports = p as unknown as AwsPorts;
   switch (r.command) {
     case 'trigger':
-      return cmdTrigger(ports, a0, r.options.conf === undefined ? undefined : JSON.parse(String(r.options.conf)), out);
+      return cmdTrigger(ports, a0, r.options.conf === undefined ? undefined : JSON.parse(String(r.options.conf)), out, devLogicalDate(r.options['logical-date']),
+        r.options['run-id'] === undefined ? undefined : String(r.options['run-id']));
     case 'runs':
       return cmdRuns(ports, a0, out);
     case 'tasks':
@@ -56,16 +60,33 @@ async function execute(p: Ports, log: MemoryLog, r: ControlRequest, out: (l: str
       return 0;
     case 'signal':
       return cmdSignal(ports, a0, r.options.payload === undefined ? undefined : jsonOrString(String(r.options.payload)), out);
+    case 'backfill':
+      return cmdBackfillOn(p, r.options, out);
     case 'logs': {
       const tryNumber = r.options.try === undefined ? undefined : Number(r.options.try);
-      const lines = log.lines.filter((l) => l.fields?.dagId === a0 && l.fields?.runId === a1 && l.fields?.taskId === a2 &&
-        (tryNumber === undefined || l.fields?.tryNumber === tryNumber));
+      // A batched sensor's log includes the poker's lines about its target (sensor-logs.ts).
+      const lines = devTaskLog(log.lines, { dagId: a0, runId: a1, taskId: a2, tryNumber });
       if (lines.length === 0) out(`no log lines for ${a0} ${a1} ${a2}${tryNumber ? ` try ${tryNumber}` : ''} (dev keeps the last 10,000 lines)`);
-      for (const l of lines) out(`try ${l.fields?.tryNumber}  ${l.level}  ${l.msg}`);
+      for (const { tryNumber: n, line, target } of lines) {
+        const extra = target ? `  ${JSON.stringify(line.fields)}` : '';
+        out(`try ${n}  ${line.level}  ${line.msg}${extra}`);
+      }
       return 0;
     }
+    case 'assets':
+      return runAssetsVerb(p, r.args, r.options, out);
     default:
       throw new UsageError(`airless ${r.command} cannot run against a dev (it answers ${DEV_COMMANDS.join(', ')})`);
+  }
+}
+
+/** `--logical-date` as the dev receives it: checked again here (the request may not come from the CLI). */
+function devLogicalDate(text: unknown): number | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return isoDate(String(text));
+  } catch (e) {
+    throw new UsageError(`--logical-date ${(e as Error).message}, got ${JSON.stringify(text)}`);
   }
 }
 

@@ -7,6 +7,7 @@ import { watch } from 'node:fs';
 import path from 'node:path';
 import { SystemClock } from '../adapters/memory/clock.js';
 import { sha256Hex } from '../engine/index.js';
+import { localJobs } from './jobs.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { builtinSensors } from '../sensors/index.js';
 import { build, localDynamoStore, scheduleText, terminalLog } from './local.js';
@@ -49,8 +50,10 @@ export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
   const store = o.dynamodbEndpoint ? await localDynamoStore(o.dynamodbEndpoint, { tablePrefix: devTablePrefix(dir) }) : undefined;
   const clock = new SystemClock();
   const log = terminalLog(false);
-  const rt = new EmbeddedRuntime({
-    bundles, clock, schedules: true, sensors: builtinSensors(), store, tickMs: o.tickMs ?? 5_000,
+  let rt: EmbeddedRuntime | undefined;
+  const jobs = localJobs(() => rt!);
+  rt = new EmbeddedRuntime({
+    bundles, clock, schedules: true, sensors: builtinSensors(), store, tickMs: o.tickMs ?? 5_000, jobs: jobs.drivers, config: jobs.config,
     concurrency: o.concurrency ?? 8, log,
     onEvent: (e) => process.stdout.write(`${eventLine(e, clock.now())}\n`),
   });

@@ -1,25 +1,24 @@
 /**
- * CLI commands on the embedded runtime: build, dags list, tasks test, a local signal,
+ * CLI commands on the embedded runtime: build, dags list, a local signal (tasks test is in tasks-test.ts),
  * and what `run` and `dev` share (the type-checked local build, the terminal log, a
  * DynamoDB store on any endpoint).
  */
 import path from 'node:path';
-import { VirtualClock } from '../adapters/memory/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { buildBundle, buildToLocalVersion, bundleVersion, LocalBundleSource } from '../build/index.js';
+import { defaultCacheDir } from '../build/index.js';
 import { NotFoundError } from '../engine/index.js';
 import type { DagSpec, Manifest, TaskInstance } from '../engine/index.js';
 import { DEFAULT_CONFIG, type Store } from '../engine/index.js';
-import { taskSpec } from '../engine/index.js';
-import { runBody } from '../engine/index.js';
-import { pokeOnce } from '../engine/index.js';
-import { builtinSensors } from '../sensors/index.js';
-import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { nextTick } from '../engine/index.js';
-import { table, timestamp } from './output.js';
+import { table, timestamp, XCOM_TEXT_MAX } from './output.js';
+import { displayText } from '../adapters/xcom-display.js';
+import { describeCondition } from '../engine/index.js';
 
 /** Where the embedded runtime keeps built bundle versions (ignored by git). */
 export const LOCAL_ROOT = path.resolve('.airless', 'bundles');
+/** The build cache (type-check verdicts, bundles, .tsbuildinfo) of `run`, `dev`, `dags list`, `tasks test`, `build` and `push`. */
+export const BUILD_CACHE = defaultCacheDir();
 /** Where `airless build` writes by default: outside any DAG folder given as a subfolder. */
 export const DEFAULT_BUILD_OUT = path.join('.airless', 'build');
 
@@ -29,10 +28,10 @@ export function terminalLog(quiet: boolean) {
     const f = l.fields ?? {};
     if (f.taskId !== undefined && f.tryNumber !== undefined) {
       const { dagId, runId, taskId, tryNumber, ...rest } = f;
-      const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
+      const extra = Object.keys(rest).length ? ` ${displayText(rest, 4096).text}` : '';
       process.stdout.write(`    [${dagId}.${taskId} try ${tryNumber}] ${l.level === 'info' ? '' : `${l.level}: `}${l.msg}${extra}\n`);
     } else if (l.level !== 'info') {
-      process.stderr.write(`    ${l.level}: ${l.msg} ${JSON.stringify(f)}\n`);
+      process.stderr.write(`    ${l.level}: ${l.msg} ${displayText(f, 4096).text}\n`);
     }
   });
 }
@@ -43,7 +42,7 @@ function printWarnings(warnings: readonly string[]): void {
 
 /** Type-checks (unless told not to) and builds `dir` into a local bundle version. */
 export async function build(dir: string, typecheck = true): Promise<{ version: string; manifest: Manifest; bundles: LocalBundleSource }> {
-  const { version, manifest, warnings } = await buildToLocalVersion(dir, LOCAL_ROOT, { typecheck });
+  const { version, manifest, warnings } = await buildToLocalVersion(dir, LOCAL_ROOT, { typecheck, cacheDir: BUILD_CACHE });
   printWarnings(warnings);
   return { version, manifest, bundles: new LocalBundleSource(LOCAL_ROOT) };
 }
@@ -51,7 +50,7 @@ export async function build(dir: string, typecheck = true): Promise<{ version: s
 /** `airless build`: type-check, bundle and write bundle.mjs + manifest.json to `out` (default .airless/build). */
 export async function cmdBuild(dir: string, o: { out?: string; typecheck?: boolean }): Promise<number> {
   const outDir = path.resolve(o.out ?? DEFAULT_BUILD_OUT);
-  const r = await buildBundle({ dir, outDir, typecheck: o.typecheck ?? true });
+  const r = await buildBundle({ dir, outDir, typecheck: o.typecheck ?? true, cacheDir: BUILD_CACHE });
   printWarnings(r.warnings);
   const tasks = r.manifest.dags.reduce((n, d) => n + d.tasks.length, 0);
   process.stdout.write(`built ${r.manifest.dags.length} DAGs (${tasks} tasks) from ${dir}, version ${bundleVersion(r.manifest)}\n  ${r.bundlePath}\n  ${r.manifestPath}\n`);
@@ -59,6 +58,7 @@ export async function cmdBuild(dir: string, o: { out?: string; typecheck?: boole
 }
 
 export function scheduleText(d: DagSpec): string {
+  if (d.assetSchedule) return `assets: ${describeCondition(d.assetSchedule)}`;
   if (!d.schedule) return 'manual';
   return d.schedule.kind === 'cron' ? `${d.schedule.expr} (${d.schedule.timezone})` : `every ${d.schedule.everyMs / 1000}s`;
 }
@@ -88,43 +88,6 @@ export async function cmdDagsList(dir: string, o: { json: boolean; typecheck?: b
   const text = rows.map((r) => [r.dagId, r.schedule, r.nextRun ? timestamp(Date.parse(r.nextRun)).slice(0, 16) + 'Z' : '-', r.paused ? 'paused' : 'active', String(r.tasks), r.file]);
   process.stdout.write(`${table(text, ['dag', 'schedule', 'next run', 'state', 'tasks', 'file'])}\n`);
   return 0;
-}
-
-/** `airless tasks test`: runs one task in process, ignoring dependencies and storing nothing, like `airflow tasks test`. */
-export async function cmdTasksTest(dir: string, dagId: string, taskId: string, f: { conf?: Record<string, unknown>; logicalDate?: number; typecheck?: boolean }): Promise<number> {
-  const { version, manifest, bundles } = await build(dir, f.typecheck ?? true);
-  const spec = manifest.dags.find((d) => d.dagId === dagId);
-  if (!spec) throw new NotFoundError(`unknown dag ${dagId} (dags: ${manifest.dags.map((d) => d.dagId).join(', ')})`);
-  const t = taskSpec(spec, taskId);
-  const clock = new VirtualClock(Date.now());
-  const rt = new EmbeddedRuntime({ bundles, clock, schedules: false, sensors: builtinSensors(), log: terminalLog(false) });
-  await rt.register(version);
-  await rt.ports.store.updateDag(dagId, { paused: true });
-  const run = await rt.trigger(dagId, { conf: f.conf, logicalDate: f.logicalDate });
-  const rc = { run, spec };
-  const ti: TaskInstance = { dagId, runId: run.runId, taskId, state: 'running', tryNumber: 1, upstream: {}, owner: 'tasks-test', startedAt: clock.now() };
-  const bundle = await bundles.load(version);
-  const outcome = t.kind === 'sensor'
-    ? await pokeOnce(rt.ports, rc, t, ti, bundle)
-    : await runBody(rt.ports, rc, t, ti, (ctx) => {
-        const fn = bundle.taskMethod(dagId, taskId, 'execute');
-        if (!fn) throw new NotFoundError(`task ${taskId} has no execute method`);
-        return fn(ctx);
-      });
-  switch (outcome.kind) {
-    case 'success':
-      process.stdout.write(`${dagId}.${taskId} succeeded${outcome.value !== undefined ? `, returned ${JSON.stringify(outcome.value)}` : ''}\n`);
-      return 0;
-    case 'skipped':
-      process.stdout.write(`${dagId}.${taskId} skipped${outcome.reason ? `: ${outcome.reason}` : ''}\n`);
-      return 0;
-    case 'deferred':
-      process.stdout.write(`${dagId}.${taskId} deferred: would resume ${outcome.request.resume ?? 'execute'} on ${JSON.stringify(outcome.request.trigger)}\n`);
-      return 0;
-    case 'failed':
-      process.stdout.write(`${dagId}.${taskId} failed: ${outcome.error}\n`);
-      return 1;
-  }
 }
 
 /** A DynamoDB store on any endpoint (DynamoDB Local, LocalStack), creating missing tables. */

@@ -4,6 +4,7 @@
  * the text given, so every usage error reads `--NAME must be ..., got "TEXT"`.
  */
 import { OptionError, type OptionSpec } from './registry.js';
+import { depthProblem, MAX_VALUE_DEPTH } from '../engine/index.js';
 
 /** A whole number in `min..max`. */
 export function wholeNumber(min: number, max: number): (text: string) => number {
@@ -43,6 +44,7 @@ export function jsonObject(text: string): Record<string, unknown> {
     throw new OptionError('must be a JSON object such as {"full":true}');
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new OptionError('must be a JSON object such as {"full":true}, not an array or a scalar');
+  if (depthProblem(v)) throw new OptionError(`must be a JSON object nested at most ${MAX_VALUE_DEPTH} levels deep`);
   return v as Record<string, unknown>;
 }
 

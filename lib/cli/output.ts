@@ -6,6 +6,7 @@ import { AirlessError, InvalidDagError, InvalidInputError, NotFoundError, Bundle
 import type { StateEvent } from '../adapters/memory/observe.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 import { groupInstances, instanceRows, mappedNote } from './mapped.js';
+import { displayText, displayValue } from '../adapters/xcom-display.js';
 
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -61,12 +62,6 @@ export interface RunResult {
 /** Longest XCom text shown; longer values are cut and marked. */
 export const XCOM_TEXT_MAX = 1024;
 
-/** A value as short JSON text: `{ text, truncated }`. */
-export function xcomText(v: unknown, max = XCOM_TEXT_MAX): { text: string; truncated: boolean } {
-  const text = JSON.stringify(v) ?? String(v);
-  return text.length > max ? { text: `${text.slice(0, max - 1)}…`, truncated: true } : { text, truncated: false };
-}
-
 /** The `tasks` array of `airless run --json` (documented in docs/cli.md). */
 export function taskRows(r: RunResult) {
   const byId = new Map(r.tasks.map((t) => [t.taskId, t]));
@@ -79,9 +74,10 @@ export function taskRows(r: RunResult) {
     };
     if (ti?.error) row.error = ti.error;
     if (t.taskId in r.xcoms) {
-      const x = xcomText(r.xcoms[t.taskId]);
+      // displayValue/displayText: any value the codec keeps (BigInt, Map, cycles) becomes JSON data.
+      const x = displayText(r.xcoms[t.taskId], XCOM_TEXT_MAX);
       if (x.truncated) row.xcomTruncated = x.text;
-      else row.xcom = r.xcoms[t.taskId];
+      else row.xcom = displayValue(r.xcoms[t.taskId]);
     }
     return [row, ...instanceRows(mapped.get(t.taskId))];
   });
@@ -94,7 +90,7 @@ export function runTaskTable(r: RunResult, opts: { virtual: boolean }): string {
   const rows = r.spec.tasks.map(({ taskId: id }) => {
     const t = byId.get(id);
     const dur = t?.startedAt !== undefined && t.endedAt !== undefined ? formatDuration(t.endedAt - t.startedAt) : '';
-    const xcom = id in r.xcoms ? xcomText(r.xcoms[id], 40).text : '';
+    const xcom = id in r.xcoms ? displayText(r.xcoms[id], 40).text : '';
     return [id, color(t?.state ?? 'none') + mappedNote(mapped.get(id)), String(t?.tryNumber ?? 0), dur, xcom, (t?.error ?? '').slice(0, 80)];
   });
   return table(rows, ['task', 'state', 'try', opts.virtual ? 'duration (virtual)' : 'duration', 'xcom', 'error']);

@@ -132,7 +132,9 @@ export function parseCommand(c: Command, argv: string[]): { args: string[]; opti
       try {
         return o.parse!(text);
       } catch (e) {
-        throw new UsageError(`airless ${name}: --${k} ${(e as Error).message}, got ${JSON.stringify(text)}${hint}`);
+        // One line a person can read, even for a 10,000-character --conf.
+        const shown = text.length > 120 ? `${text.slice(0, 100)}… (${text.length} characters)` : text;
+        throw new UsageError(`airless ${name}: --${k} ${(e as Error).message}, got ${JSON.stringify(shown)}${hint}`);
       }
     };
     options[k] = Array.isArray(v) ? v.map((x) => one(String(x))) : one(String(v));

@@ -4,6 +4,7 @@
  * with scenarios it runs them, prints their steps (or the `--json` summary as the last
  * line) and exits 0 only when every scenario is ok and no call was denied.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidInputError } from '../engine/index.js';
 import { startRehearsal } from '../rehearsal/rehearsal.js';
@@ -14,6 +15,10 @@ export interface RehearseOptions {
   json?: boolean;
   timeWarp?: boolean;
   cdkOut?: string;
+  /** The CDK app to synthesize (`cdk synth --app`); default: the project's cdk.json. */
+  app?: string;
+  /** The stack to rehearse when the app has more than one Airless stack. */
+  stack?: string;
   stateDir?: string;
   follow?: boolean;
   /** Where lines go. @default stdout */
@@ -37,7 +42,7 @@ export async function cmdRehearse(o: RehearseOptions): Promise<number> {
 
   if (scenarios.length > 0) {
     const log = o.json ? (line: string) => void process.stderr.write(`${line}\n`) : out;
-    const summary = await runScenarios(scenarios, { stateDir, cdkOut: o.cdkOut, onLogLine: follow }, log);
+    const summary = await runScenarios(scenarios, { stateDir, cdkOut: o.cdkOut, app: o.app, stackName: o.stack, onLogLine: follow }, log);
     const ok = summary.scenarios.every((s) => s.ok) && summary.accessDenied === 0;
     const counts = new Map<string, number>();
     for (const d of summary.denied) {
@@ -46,7 +51,7 @@ export async function cmdRehearse(o: RehearseOptions): Promise<number> {
     }
     for (const [key, n] of counts) log(`AccessDenied (${n}x): ${key}`);
     if (o.json) {
-      out(JSON.stringify({ scenarios: summary.scenarios.map(({ name, ok: k, seconds }) => ({ name, ok: k, seconds })), accessDenied: summary.accessDenied, awsCalls: summary.awsCalls, unusedGrants: summary.unusedGrants, allowListedGrants: summary.allowListedGrants }));
+      out(JSON.stringify({ scenarios: summary.scenarios.map(({ name, ok: k, seconds, error }) => ({ name, ok: k, seconds, ...(error ? { error } : {}) })), accessDenied: summary.accessDenied, awsCalls: summary.awsCalls, unusedGrants: summary.unusedGrants, allowListedGrants: summary.allowListedGrants }));
     } else {
       for (const s of summary.scenarios) out(`${s.ok ? 'ok  ' : 'FAIL'}  ${s.name}  ${s.seconds} s${s.error ? `  ${s.error}` : ''}`);
       out(`${summary.awsCalls} AWS calls authorized, ${summary.accessDenied} denied, ${summary.unusedGrants.length} unused grants`);
@@ -54,13 +59,15 @@ export async function cmdRehearse(o: RehearseOptions): Promise<number> {
     return ok ? 0 : 1;
   }
 
-  const r = await startRehearsal({ stateDir, cdkOut: o.cdkOut, timeWarp: o.timeWarp, onLogLine: follow });
+  const r = await startRehearsal({ stateDir, cdkOut: o.cdkOut, app: o.app, stackName: o.stack, timeWarp: o.timeWarp, onLogLine: follow });
   out(`rehearsal of stack ${r.template.stackName} is up (${r.functions.size} functions, ${r.resources.tables.length} tables, ${r.resources.queues.length} queues, ${r.resources.buckets.length} buckets)`);
   out(`endpoint: ${r.endpoint}`);
   out(`logs:     ${r.logs.dir}`);
   out('in another terminal:');
   out(`  export AIRLESS_AWS_ENDPOINT=${r.endpoint}`);
-  out('  npx airless push examples/dags && npx airless trigger etl_daily');
+  const stackFlag = r.template.stackName === 'Airless' ? '' : ` --stack ${r.template.stackName}`;
+  const dags = ['dags', 'examples/dags'].find((d) => existsSync(d)) ?? '<DAG folder>';
+  out(`  npx airless push ${dags}${stackFlag} && npx airless trigger <dag id>${stackFlag}`);
   out('Ctrl-C stops it.');
   const stop = o.until ?? new Promise<void>((done) => {
     process.once('SIGINT', () => done());

@@ -8,7 +8,7 @@ import type { StateEvent } from '../adapters/memory/observe.js';
 import { NotFoundError } from '../engine/index.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';
 import type { Store } from '../engine/index.js';
-import { isRunTerminal } from '../engine/index.js';
+import { baseTaskId, isInstanceId, isRunTerminal } from '../engine/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { sendRunSignal } from '../runtime/signals.js';
 import { builtinSensors } from '../sensors/index.js';
@@ -16,6 +16,9 @@ import { build, localDynamoStore, terminalLog } from './local.js';
 import type { SignalOption } from './options.js';
 import { eventLine, formatDuration, runTable, taskRows, runTaskTable, type RunResult } from './output.js';
 import { UsageError } from './output.js';
+import { reserveStdout } from '../isolation/output-mask.js';
+import { holdAssetConsumers, runsSince } from './run-follow.js';
+import { localJobs } from './jobs.js';
 
 export interface RunOptions {
   dag?: string;
@@ -32,6 +35,37 @@ export interface RunOptions {
   store?: 'memory' | 'dynamodb-local';
   dynamodbEndpoint?: string;
   typecheck?: boolean;
+  /** Also run the runs the runs' asset events trigger among the DAGs of the folder (default true; `--no-follow`). */
+  follow?: boolean;
+  /** Operators' jobs simulated (they succeed a minute after they start) instead of started on AWS. */
+  mockOperators?: boolean;
+}
+
+/** At most this many failure lines under --quiet (then a count of the rest). */
+const MAX_FAILURE_LINES = 20;
+
+/**
+ * The failures of runs that did not succeed, one line per failed task (a mapped task's
+ * failed instances on its own line, counted), or the run's own reason when no task failed.
+ *
+ * @example
+ * failureLines(results); // ['airless: run etl r1 failed: task load (try 2): connection refused']
+ */
+export function failureLines(results: readonly RunResult[]): string[] {
+  const lines: string[] = [];
+  for (const r of results) {
+    if (r.run.state === 'success') continue;
+    const head = `airless: run ${r.run.dagId} ${r.run.runId} ${r.run.state === 'failed' ? 'failed' : `stopped (${r.outcome})`}`;
+    const failed = r.tasks.filter((t) => t.state === 'failed' && !isInstanceId(t.taskId));
+    for (const t of failed) {
+      const instances = r.tasks.filter((i) => i.state === 'failed' && isInstanceId(i.taskId) && baseTaskId(i.taskId) === t.taskId);
+      const why = t.error ?? instances.find((i) => i.error)?.error ?? 'no error recorded';
+      const mapped = instances.length > 0 ? `, ${instances.length} mapped instance(s) failed, first ${instances[0]!.taskId}` : '';
+      lines.push(`${head}: task ${t.taskId} (try ${t.tryNumber}${mapped}): ${why}`);
+    }
+    if (failed.length === 0) lines.push(`${head}: ${r.run.error ?? (r.run.state === 'failed' ? 'no task failed' : 'nothing left to run or wait for')}`);
+  }
+  return lines.length > MAX_FAILURE_LINES ? [...lines.slice(0, MAX_FAILURE_LINES), `airless: and ${lines.length - MAX_FAILURE_LINES} more failure line(s)`] : lines;
 }
 
 /** Opens the store the options ask for; `close` stops what was started for it. */
@@ -50,36 +84,69 @@ async function openStore(o: RunOptions): Promise<{ store?: Store; close: () => P
   }
 }
 
+/** A run in the `--json` summary. */
+export function runJson(x: RunResult) {
+  return {
+    dagId: x.run.dagId, runId: x.run.runId, runType: x.run.runType, state: x.run.state,
+    logicalDate: new Date(x.run.logicalDate).toISOString(),
+    durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
+    tasks: taskRows(x),
+  };
+}
+
+/** A finished run with its tasks and return values, for the summary. */
+export async function resultOf(rt: EmbeddedRuntime, run: DagRun, spec: DagSpec, outcome: RunResult['outcome']): Promise<RunResult> {
+  const tasks: TaskInstance[] = await rt.ports.store.listTasks(run.dagId, run.runId);
+  const xcoms: Record<string, unknown> = {};
+  for (const t of tasks) {
+    // A mapped instance's value is on its item (lib/cli/mapped.ts shows it).
+    if (t.state !== 'success' || t.mapIndex !== undefined) continue;
+    const v = await rt.ports.store.getXcom({ dagId: run.dagId, runId: run.runId, taskId: t.taskId, key: 'return_value' });
+    if (v !== undefined) xcoms[t.taskId] = v;
+  }
+  return { run, tasks, spec, outcome, xcoms };
+}
+
 /**
  * @example
  * process.exitCode = await cmdRun('examples/dags', { dag: 'etl_daily', timeWarp: true });
  */
 export async function cmdRun(dir: string, o: RunOptions): Promise<number> {
   if (!o.dag && !o.all) throw new UsageError('airless run: give --dag ID or --all (see airless help run)');
-  const { version, manifest, bundles } = await build(dir, o.typecheck ?? true);
-  const dagIds = o.all ? manifest.dags.map((d) => d.dagId) : [o.dag!];
-  for (const id of dagIds) if (!manifest.dags.some((d) => d.dagId === id)) throw new NotFoundError(`unknown dag ${id} (dags: ${manifest.dags.map((d) => d.dagId).join(', ')})`);
-  const { store, close } = await openStore(o);
+  // --json: stdout carries the document only; what DAG files and tasks print goes to stderr (masked).
+  const stdout = o.json ? reserveStdout() : { write: (text: string) => void process.stdout.write(text), release: () => {} };
   try {
-    return await runAll(dir, o, dagIds, { version, specs: manifest.dags, bundles, store });
+    const { version, manifest, bundles } = await build(dir, o.typecheck ?? true);
+    const dagIds = o.all ? manifest.dags.map((d) => d.dagId) : [o.dag!];
+    for (const id of dagIds) if (!manifest.dags.some((d) => d.dagId === id)) throw new NotFoundError(`unknown dag ${id} (dags: ${manifest.dags.map((d) => d.dagId).join(', ')})`);
+    const { store, close } = await openStore(o);
+    try {
+      return await runAll(dir, o, dagIds, { version, specs: manifest.dags, bundles, store }, stdout.write);
+    } finally {
+      await close();
+    }
   } finally {
-    await close();
+    stdout.release();
   }
 }
 
 async function runAll(
   dir: string, o: RunOptions, dagIds: string[],
   w: { version: string; specs: DagSpec[]; bundles: Awaited<ReturnType<typeof build>>['bundles']; store?: Store },
+  document: (text: string) => void,
 ): Promise<number> {
   const clock = o.timeWarp ? new VirtualClock(Date.now()) : new SystemClock();
   const copies = o.runs ?? 1;
   const print = !o.json && !o.quiet;
-  const rt = new EmbeddedRuntime({
-    bundles: w.bundles, clock, schedules: false, sensors: builtinSensors(), store: w.store,
+  let rt: EmbeddedRuntime | undefined;
+  const jobs = localJobs(() => rt!, { mock: o.mockOperators });
+  rt = new EmbeddedRuntime({
+    bundles: w.bundles, clock, schedules: false, sensors: builtinSensors(), store: w.store, jobs: jobs.drivers, config: jobs.config,
     concurrency: o.concurrency ?? 8, log: terminalLog(!print || copies > 1),
     onEvent: print && copies === 1 ? (e: StateEvent) => process.stdout.write(`${eventLine(e, clock.now())}\n`) : undefined,
   });
   await rt.register(w.version);
+  if (o.follow === false) await holdAssetConsumers(rt.ports, dagIds);
   const started = Date.now();
   const virtualStart = clock.now();
   const results: RunResult[] = [];
@@ -94,19 +161,14 @@ async function runAll(
     }
     const outcome = await rt.runUntil(async () => {
       for (const r of runs) if (!isRunTerminal((await rt.ports.store.getRun(dagId, r.runId))!.state)) return false;
-      return true;
+      // Following: until the runs that asset events triggered (and theirs) are done too.
+      return o.follow === false || (await rt.ports.store.listActiveRuns()).length === 0;
     });
-    for (const run of runs) {
-      const final = (await rt.ports.store.getRun(dagId, run.runId))!;
-      const tasks: TaskInstance[] = await rt.ports.store.listTasks(dagId, run.runId);
-      const xcoms: Record<string, unknown> = {};
-      for (const t of tasks) {
-        // A mapped instance's value is on its item (lib/cli/mapped.ts shows it).
-        if (t.state !== 'success' || t.mapIndex !== undefined) continue;
-        const v = await rt.ports.store.getXcom({ dagId, runId: run.runId, taskId: t.taskId, key: 'return_value' });
-        if (v !== undefined) xcoms[t.taskId] = v;
-      }
-      results.push({ run: final, tasks, spec, outcome, xcoms });
+    for (const run of runs) results.push(await resultOf(rt, (await rt.ports.store.getRun(dagId, run.runId))!, spec, outcome));
+  }
+  if (o.follow !== false) {
+    for (const run of await runsSince(rt.ports, w.specs, results.map((r) => r.run))) {
+      results.push(await resultOf(rt, run, w.specs.find((d) => d.dagId === run.dagId)!, 'done'));
     }
   }
   const wallMs = Date.now() - started;
@@ -127,14 +189,10 @@ async function runAll(
     const tasks = results.reduce((n, r) => n + r.tasks.length, 0);
     process.stdout.write(`${results.length} runs, ${tasks} task instances in ${wallMs} ms of wall time: ${Math.round(tasks / Math.max(wallMs / 1000, 0.001))} tasks/s (${results.filter((r) => r.run.state === 'success').length} succeeded)\n`);
   }
+  // Quiet is quiet on success only: a failure is always said, one line per failed task.
+  if (o.quiet && !o.json) for (const l of failureLines(results)) process.stderr.write(`${l}\n`);
   if (o.json) {
-    const line = (x: RunResult) => ({
-      dagId: x.run.dagId, runId: x.run.runId, state: x.run.state,
-      logicalDate: new Date(x.run.logicalDate).toISOString(),
-      durationMs: x.run.startedAt !== undefined && x.run.endedAt !== undefined ? x.run.endedAt - x.run.startedAt : null,
-      tasks: taskRows(x),
-    });
-    process.stdout.write(`${JSON.stringify(results.length === 1 ? line(results[0]) : { runs: results.map(line), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
+    document(`${JSON.stringify(results.length === 1 ? runJson(results[0]) : { runs: results.map(runJson), wallMs, virtualMs: o.timeWarp ? virtualMs : null })}\n`);
   }
   return results.every((r) => r.run.state === 'success') ? 0 : 1;
 }

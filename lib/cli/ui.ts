@@ -27,7 +27,8 @@ function serverOptions(f: UiFlags, env: Record<string, string | undefined>) {
 
 function announce(api: ApiServer, what: string, out: (s: string) => void): void {
   out(`${what}: UI and REST API (Airflow v2 subset) on ${api.url}\n`);
-  out(`  open ${api.url}/?token=${api.token}\n`);
+  // In the fragment: a browser never sends it to a server, and the page keeps it in its own tab.
+  out(`  open ${api.url}/#token=${api.token}\n`);
   out(`  API: curl -H 'Authorization: Bearer ${api.token}' ${api.url}/api/v2/dags\n`);
 }
 

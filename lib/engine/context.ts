@@ -3,6 +3,8 @@
  * these types for DAG authors; the engine builds the objects.
  */
 import type { TriggerSpec } from './model.js';
+import type { TriggeringAssetEvent } from './model/assets.js';
+import type { EventWait, JobRef } from './model/events.js';
 
 export interface TaskLogger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -11,7 +13,14 @@ export interface TaskLogger {
 }
 
 export interface DeferOptions {
-  trigger: TriggerSpec;
+  /** A timer (`{ after }`, `{ at }`) or a signal key (`{ event: 'approve-{{ ds }}' }`); or give `event`. */
+  trigger?: TriggerSpec;
+  /**
+   * An EventBridge event to wait for: `{ source, detailType, detail }`, `detail` an event
+   * pattern pinning one top-level field to one value (its index key). The event is the
+   * resume method's `input.event.payload`.
+   */
+  event?: EventWait;
   /** Method of the task to call when the trigger fires (default `execute`). */
   resume?: string;
   kwargs?: Record<string, unknown>;
@@ -22,6 +31,8 @@ export interface DeferOptions {
 /** Returned by `ctx.defer(...)`: the task frees its worker and waits for the trigger. */
 export interface DeferRequest extends DeferOptions {
   readonly __airless: 'defer';
+  /** Set by operators only: the job the event ends, stopped when the task stops waiting otherwise. */
+  job?: JobRef;
 }
 
 /** Returned (or thrown) by `ctx.skip(...)`: the task ends as `skipped`. */
@@ -40,8 +51,8 @@ export interface TaskContext<P extends Record<string, unknown> = Record<string, 
   dagId: string;
   runId: string;
   taskId: string;
-  /** A mapped instance's index (0..n-1), as Airflow's `map_index`; undefined for a task that is not mapped. */
-  mapIndex?: number;
+  /** A mapped instance's index (0..n-1); -1 for a task that is not mapped, as Airflow's `map_index`. */
+  mapIndex: number;
   tryNumber: number;
   /** Logical date as an ISO string (UTC). */
   logicalDate: string;
@@ -78,6 +89,13 @@ export interface TaskContext<P extends Record<string, unknown> = Record<string, 
   fail(reason?: string): never;
   /** Aborted when the execution timeout passes. */
   signal: AbortSignal;
+  /**
+   * The event a success of this task emits for one of its outlets (an `asset()` or its
+   * URI): set `extra` (plain JSON data) to describe it, as Airflow's `outlet_events[asset].extra`.
+   */
+  outletEvents(asset: { uri: string } | string): { extra: Record<string, unknown> };
+  /** An asset-triggered run: the asset events it consumed, by asset URI (Airflow's `triggering_asset_events`); `{}` otherwise. */
+  triggeringAssetEvents: Record<string, TriggeringAssetEvent[]>;
 }
 
 /** Second argument of a resume method. */

@@ -11,6 +11,9 @@ import { scheduleDag } from './runs.js';
 import { handleFire } from './waiting.js';
 import { handleCallback } from './callbacks-run.js';
 import { handleTask, type TaskResult } from './worker.js';
+import { advanceBackfill } from './flow/backfill.js';
+import { handleAssetMessage } from './handlers/asset-message.js';
+import { handleStop } from './flow/job-stop.js';
 
 /**
  * @example
@@ -32,5 +35,12 @@ export async function handleMessage(p: Ports, raw: unknown): Promise<TaskResult>
       return 'done';
     case 'callback':
       return handleCallback(p, msg);
+    case 'backfill':
+      await advanceBackfill(p, msg.backfillId);
+      return 'done';
+    case 'asset':
+      return handleAssetMessage(p, msg);
+    case 'stop':
+      return handleStop(p, msg);
   }
 }

@@ -9,7 +9,8 @@
 import type { RunCtx } from './dag-index.js';
 import { IN_XCOM, elementAt, inlineJson, instanceId, mapLength, namedSources } from './mapping-ids.js';
 import { completeMapped } from './mapping-settle.js';
-import { MAP_ITEM_KEY, pullMapped } from './mapping-values.js';
+import { MAP_ITEM_KEY } from './mapping-values.js';
+import { resolveSource } from './flow/inputs.js';
 import type { TaskInstance, TaskSpec } from './model.js';
 import type { Ports, TaskMessage } from './ports.js';
 import { afterTerminal, decideTask, queueTask, wakeReady } from './settle.js';
@@ -30,16 +31,15 @@ export function isMappedParent(t: TaskSpec, ti: TaskInstance): boolean {
 async function resolveSources(p: Ports, rc: RunCtx, t: TaskSpec): Promise<unknown[][] | string> {
   const arrays: unknown[][] = [];
   for (const [name, s] of namedSources(t.expand!)) {
-    if ('values' in s) {
-      arrays.push(s.values);
-      continue;
-    }
-    const up = rc.spec.tasks.find((o) => o.taskId === s.task);
-    const v = up?.expand ? await pullMapped(p, rc, s.task) : await p.store.getXcom({ ...keyOf(rc, s.task), key: 'return_value' });
+    // A literal array, another task's output (or a property of it), or a zip (flow/inputs.ts).
+    const r = await resolveSource(p, rc, s);
+    const field = name ? ` (for "${name}")` : '';
+    if (!r.ok) return `task ${t.taskId} cannot expand${field}: ${r.error}`;
+    const v = r.value;
     if (!Array.isArray(v)) {
       const what = v === undefined ? 'nothing' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-      const field = name ? ` (for "${name}")` : '';
-      return `task ${t.taskId} cannot expand over the XCom of task ${s.task}${field}: it must be an array, got ${what}`;
+      const of = 'task' in s ? `the XCom of task ${s.task}${s.key ? ` (key ${s.key})` : ''}` : 'its source';
+      return `task ${t.taskId} cannot expand over ${of}${field}: it must be an array, got ${what}`;
     }
     arrays.push(v);
   }
@@ -67,8 +67,9 @@ export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       return;
     }
     if (n === 0) {
-      // As Airflow: a task mapped over nothing is skipped (one instance, no map index).
-      await finishTask(p, rc, t, parent, { kind: 'skipped', reason: 'mapped over an empty list' });
+      // As Airflow: a task mapped over nothing is skipped (one instance, no map index) and
+      // never ran: its try number goes back (Airflow's is 0).
+      await finishTask(p, rc, t, parent, { kind: 'skipped', reason: 'mapped over an empty list', untried: true });
       return;
     }
     // No TTL on the count items: one set now would expire them while a long mapping still runs.

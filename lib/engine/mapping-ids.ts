@@ -9,6 +9,7 @@
  */
 import type { DagSpec, MapExpand, MapSource, TaskSpec } from './model.js';
 import type { UpstreamOutcome } from './states.js';
+import { sourceTaskIds } from './rules/inputs.js';
 
 export const MAP_SEP = '#';
 /** Instances counted by one shard item (kept under 1 KB, so each count is one write unit). */
@@ -72,7 +73,7 @@ export function namedSources(e: MapExpand): Array<[string, MapSource]> {
 
 /** Task ids an expand reads the XCom of. */
 export function sourceTasks(e: MapExpand): string[] {
-  return namedSources(e).flatMap(([, s]) => ('task' in s ? [s.task] : []));
+  return namedSources(e).flatMap(([, s]) => sourceTaskIds(s));
 }
 
 /** Number of instances: the length of the one source, or the product of the lengths. */

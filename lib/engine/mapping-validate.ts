@@ -3,6 +3,7 @@
  */
 import type { DagSpec, MapSource, TaskSpec } from './model.js';
 import { namedSources, parseInstanceId } from './mapping-ids.js';
+import { checkSource as checkReads } from './rules/inputs.js';
 
 /** The spec an instance id (`size#42`) runs under, when its task is mapped. */
 export function instanceSpec(byId: ReadonlyMap<string, TaskSpec>, id: string): TaskSpec | undefined {
@@ -19,6 +20,7 @@ export function checkExpand(spec: DagSpec, t: TaskSpec, fail: (msg: string) => n
   if ('product' in e && (typeof e.product !== 'object' || e.product === null || Object.keys(e.product).length === 0)) {
     fail('expand({...}) needs at least one named source');
   }
+  if ('source' in e && e.kwargs !== undefined && e.kwargs !== true) fail('expand kwargs must be true or absent');
   for (const [name, s] of namedSources(e)) checkSource(spec, t, name, s, fail);
 }
 
@@ -29,6 +31,9 @@ function checkSource(spec: DagSpec, t: TaskSpec, name: string, s: MapSource, fai
     if (!Array.isArray(s.values)) fail(`${where} must be an array or a task handle`);
     return;
   }
+  // A zip, or a task's output (or a property of it): rules/inputs.ts checks both ways of reading tasks.
+  if ('zip' in s) return checkReads(spec, t, where, s, fail);
   if (!('task' in s) || !spec.tasks.some((o) => o.taskId === s.task)) fail(`${where} names task "${String((s as { task?: unknown }).task)}", which is not a task of this DAG`);
   if (!t.upstream.includes(s.task)) fail(`${where} is task "${s.task}", which must be upstream of "${t.taskId}" (expand adds that dependency)`);
+  checkReads(spec, t, where, s, fail);
 }

@@ -5,14 +5,16 @@
  * edge turns into a dead-letter delivery instead of a retry loop.
  */
 import { MalformedMessageError } from './errors.js';
-import type { CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, TaskMessage } from './ports.js';
+import type { AssetMessage } from './model/assets.js';
+import type { BackfillMessage, CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, StopMessage, TaskMessage } from './ports.js';
 import type { UpstreamOutcome } from './states.js';
 
 import { ID_PATTERN } from './validate.js';
+import { RUN_ID_PATTERN } from './rules/ids.js';
 
 export { ID_PATTERN };
-/** runId also allows `:` and `+` (ISO timestamps such as `scheduled__2024-01-01T00:00:00+00:00`). */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9_.:+-]{1,250}$/;
+/** The run-id grammar of rules/ids.ts: every id a trigger accepts, a message carries. */
+export { RUN_ID_PATTERN };
 
 const FIRE_REASONS: readonly FireMessage['reason'][] = ['trigger', 'retry'];
 
@@ -56,9 +58,15 @@ export function validateQueueMessage(value: unknown): QueueMessage {
       return validateSchedule(o);
     case 'callback':
       return validateCallback(o);
+    case 'backfill':
+      return validateBackfill(o);
+    case 'stop':
+      return validateStop(o);
+    case 'asset':
+      return validateAsset(o);
     default:
       throw new MalformedMessageError(
-        `message field "kind" must be one of task, fire, schedule, callback, got ${describe(o.kind)}`,
+        `message field "kind" must be one of task, fire, schedule, callback, backfill, stop, asset, got ${describe(o.kind)}`,
       );
   }
 }
@@ -95,7 +103,11 @@ export function encodeQueueMessage(m: QueueMessage): string {
     case 'schedule':
       return JSON.stringify({ kind: v.kind, dagId: v.dagId, tickAt: v.tickAt });
     case 'callback':
+    case 'asset':
+    case 'stop':
       return JSON.stringify(v);
+    case 'backfill':
+      return JSON.stringify({ kind: v.kind, backfillId: v.backfillId });
   }
 }
 
@@ -178,6 +190,50 @@ function validateCallback(o: Fields): CallbackMessage {
   if (o.verify !== undefined) m.verify = o.verify === true;
   if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'callback', 'attempt');
   return m;
+}
+
+function validateBackfill(o: Fields): BackfillMessage {
+  onlyFields(o, 'backfill', ['kind', 'backfillId']);
+  return { kind: 'backfill', backfillId: nonNegativeInt(o, 'backfill', 'backfillId') };
+}
+
+function validateAsset(o: Fields): AssetMessage {
+  if (o.op === 'evaluate') {
+    onlyFields(o, 'asset', ['kind', 'op', 'dagId']);
+    return { kind: 'asset', op: 'evaluate', dagId: id(o, 'asset', 'dagId') };
+  }
+  if (o.op !== 'outlets') throw new MalformedMessageError(`asset message field "op" must be evaluate or outlets, got ${describe(o.op)}`);
+  onlyFields(o, 'asset', ['kind', 'op', 'dagId', 'runId', 'taskId', 'tryNumber', 'extras', 'attempt']);
+  const m: AssetMessage = {
+    kind: 'asset', op: 'outlets', dagId: id(o, 'asset', 'dagId'), runId: runId(o, 'asset'),
+    taskId: id(o, 'asset', 'taskId', TASK_REF), tryNumber: nonNegativeInt(o, 'asset', 'tryNumber'),
+  };
+  if (o.extras !== undefined) {
+    const extras = o.extras;
+    if (typeof extras !== 'object' || extras === null || Array.isArray(extras) || Object.values(extras).some((x) => typeof x !== 'object' || x === null || Array.isArray(x))) {
+      throw new MalformedMessageError(`asset message field "extras" must map asset URIs to objects, got ${describe(extras)}`);
+    }
+    m.extras = extras as Record<string, Record<string, unknown>>;
+  }
+  if (o.attempt !== undefined) m.attempt = nonNegativeInt(o, 'asset', 'attempt');
+  return m;
+}
+
+/** A job's stop (flow/job-stop.ts): the job reference is strings only (its type and id at least). */
+function validateStop(o: Fields): StopMessage {
+  onlyFields(o, 'stop', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'job', 'reason']);
+  const job = o.job as Record<string, unknown> | undefined;
+  if (typeof job !== 'object' || job === null || Array.isArray(job) || typeof job.type !== 'string' || typeof job.id !== 'string' ||
+      !Object.values(job).every((v) => typeof v === 'string' && v.length <= 2048)) {
+    throw new MalformedMessageError(`stop message field "job" must be an object of strings with a type and an id, got ${describe(o.job)}`);
+  }
+  if (typeof o.reason !== 'string' || o.reason.length > 1000) {
+    throw new MalformedMessageError(`stop message field "reason" must be a string of at most 1000 characters, got ${describe(o.reason)}`);
+  }
+  return {
+    kind: 'stop', dagId: id(o, 'stop', 'dagId'), runId: runId(o, 'stop'), taskId: id(o, 'stop', 'taskId', TASK_REF),
+    tryNumber: nonNegativeInt(o, 'stop', 'tryNumber'), job: job as StopMessage['job'], reason: o.reason,
+  };
 }
 
 function onlyFields(o: Fields, kind: string, allowed: readonly string[]): void {

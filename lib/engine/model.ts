@@ -5,6 +5,11 @@
  * exception is `expiresAt`, epoch seconds everywhere (the unit DynamoDB TTL reads).
  */
 import type { RunState, TaskState, UpstreamOutcome } from './states.js';
+import type { AssetCondition, AssetSpec } from './model/assets.js';
+import type { EventPattern, EventTrigger, JobRef, OperatorSpec } from './model/events.js';
+import type { InputSource, MapExpand } from './model/inputs.js';
+export type * from './model/inputs.js';
+export { KWARGS_ELEMENT } from './model/inputs.js';
 
 export const TRIGGER_RULES = [
   'all_success',
@@ -86,9 +91,18 @@ export interface TaskSpec extends RetryPolicy {
   dependsOnPast?: true;
   /** Dynamic task mapping (`.expand(...)`): one instance per element; see mapping-ids.ts. */
   expand?: MapExpand;
+  /** Typed TaskFlow: the task's inputs by name, resolved before each try (flow/inputs.ts). */
+  inputs?: Record<string, InputSource>;
+  /** Keys of the returned object that tasks read (`e.rows`): each also stored as its own XCom. */
+  outputKeys?: string[];
   /** Events the task has callbacks for (`onSuccess` → 'success'...): code in the bundle, notifiers in `notify`. */
   callbacks?: TaskCallbackEvent[];
   notify?: NotifierSpec[];
+  /** Assets a success of the task emits an event for, and assets it reads (URIs; defined in the DAG's `assets`). */
+  outlets?: string[];
+  inlets?: string[];
+  /** An operator task (`ecsRunTask(...)`, `waitForEvent(...)`): submits a job and waits for its end event (model/events.ts). */
+  operator?: OperatorSpec;
 }
 
 /** A pool declared with `definePool` in a DAG file of the bundle. */
@@ -103,11 +117,6 @@ export interface TeardownSpec {
   setups: string[];
   onFailureFailDagrun: boolean;
 }
-
-/** Where a mapped task's elements come from (mapping-ids.ts). */
-export type MapSource = { values: unknown[] } | { task: string };
-/** One source (`expand(list)`), or named sources whose cross product is mapped (`expand({ x, y })`). */
-export type MapExpand = { source: MapSource } | { product: Record<string, MapSource> };
 
 /** A built-in notifier (`notify.sns`, `notify.webhook`) used as a callback; string leaves are templates. */
 export type NotifierSpec =
@@ -142,6 +151,10 @@ export interface DagSpec {
   /** Run-level callbacks the DAG defines (`onSuccess`, `onFailure`): code in the bundle, notifiers in `notify`. */
   callbacks?: DagCallbackEvent[];
   notify?: NotifierSpec[];
+  /** Runs when asset events satisfy this (`schedule` is then null); see model/assets.ts. */
+  assetSchedule?: AssetCondition;
+  /** Every asset the DAG names (schedule, outlets, inlets), each once. */
+  assets?: AssetSpec[];
 }
 
 export interface Manifest {
@@ -174,7 +187,7 @@ export interface DagRecord {
   updatedAt: number;
 }
 
-export type RunType = 'scheduled' | 'manual' | 'backfill';
+export type RunType = 'scheduled' | 'manual' | 'backfill' | 'asset_triggered';
 
 export interface DagRun {
   dagId: string;
@@ -200,6 +213,10 @@ export interface DagRun {
   /** Reconcile re-sent the messages of root tasks that were never created: when, and how many times (flow/resend.ts). */
   rootsResentAt?: number;
   rootsResends?: number;
+  /** The backfill that created or reprocessed the run: its slot counts there (flow/backfill.ts). */
+  backfillId?: number;
+  /** An asset-triggered run: the refs of the asset events it consumed, by asset URI (flow/assets.ts). */
+  assetEvents?: Record<string, string[]>;
 }
 
 export interface TaskKey {
@@ -212,7 +229,9 @@ export interface TaskKey {
 export type TriggerSpec =
   | { after: string | number }
   | { at: string | number }
-  | { event: string };
+  | { event: string }
+  /** An EventBridge event (flow/event-wait.ts). */
+  | EventTrigger;
 
 export interface TaskInstance extends TaskKey {
   state: TaskState;
@@ -294,6 +313,9 @@ export interface TriggerRecord {
   lastError?: string;
   // events
   eventKey?: string;
+  /** An EventBridge event wait: the pattern the event must match, and the job it ends (flow/event-wait.ts). */
+  pattern?: EventPattern;
+  job?: JobRef;
 }
 
 export interface SignalRecord {

@@ -17,6 +17,7 @@ import { taskKeyString } from './model.js';
 import type { Ports } from './ports.js';
 import { isTerminal } from './states.js';
 import { annotate, retainUntil } from './transition.js';
+import { giveBackSlot } from './flow/run-slots.js';
 
 /**
  * Is `err` a permanent "this bundle version, or this DAG in it, does not exist"?
@@ -65,7 +66,7 @@ export async function endOrphanRun(p: Ports, run: DagRun, err: unknown): Promise
   );
   if (!r.ok) return false;
   // Its maxActiveRuns slot goes back after its end (flow/run-slots.ts).
-  await p.store.releaseRunSlot(run.dagId, run.runId);
+  await giveBackSlot(p, run);
   p.metrics.count('RunsFailed');
   p.log.warn('run failed: its bundle is gone', { dagId: run.dagId, runId: run.runId, bundleVersion: run.bundleVersion, error });
   const tis = await p.store.listTasks(run.dagId, run.runId);

@@ -16,6 +16,7 @@ import { secretVarsFor } from './secrets.js';
 import { varsFor } from './dag-index.js';
 import { VIRTUAL_SHARDS } from './sensor-start.js';
 import { failTry, type Outcome } from './worker-finish.js';
+import { checkJobs, type JobCheckReport } from './flow/job-safety-net.js';
 
 /** `external_task`: a task of another DAG, for the same logical date, reached an allowed state. */
 function externalTaskPoke(p: Ports): SensorPoke {
@@ -79,7 +80,10 @@ export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstan
   if (!poke) return { kind: 'failed', error: `unknown sensor type ${s.type}`, noRetry: true };
   const r = await timedPoke(p, poke, pc);
   p.metrics.count('Pokes');
-  if (r.ok) return { kind: 'success', value: undefined };
+  if (r.ok) {
+    p.log.info('poke: condition met', { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber });
+    return { kind: 'success', value: undefined };
+  }
   // As Airflow's BaseSensorOperator.execute (task-sdk/src/airflow/sdk/bases/sensor.py): an
   // exception in poke fails the try (its retries apply; soft_fail does not skip it) unless
   // silent_fail, which logs it and takes the poke as False.
@@ -93,6 +97,7 @@ export async function pokeOnce(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstan
     return s.softFail ? { kind: 'skipped', reason: error } : { kind: 'failed', error, noRetry: true };
   }
   const n = (ti.pokeCount ?? 0) + 1;
+  if (r.error === undefined) p.log.info('poke: not yet', { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber, pokes: n });
   // As Airflow's BaseSensorOperator.execute (task-sdk/src/airflow/sdk/bases/sensor.py): the
   // timeout is checked after a poke returns false, and the next poke keeps its interval;
   // only exponential backoff trims its wait to the time left (_get_next_poke_interval).
@@ -112,6 +117,8 @@ export interface PokeReport {
   settled: number;
   /** Earliest time a sensor of this shard that is still waiting is due again. */
   nextPokeAt?: number;
+  /** The jobs without an end event this shard described (flow/job-safety-net.ts). */
+  jobs?: JobCheckReport;
 }
 
 /** Runs `fn` over items with at most `limit` in flight. */
@@ -166,8 +173,13 @@ export async function pokeShard(
     });
     const r = poke ? await timedPoke(p, poke, first.pokeContext ?? {}) : { ok: false, error: loadError ?? `unknown sensor type ${first.sensorType}` };
     report.pokes++;
+    // One line per target and poke (not per waiter), as Airflow logs each poke: the waiters'
+    // `airless logs` show it by its hashcode.
+    const target = { sensorType: first.sensorType, hashcode: first.hashcode, waiters: group.length };
+    if (r.ok) p.log.info('poke: condition met', target);
+    else if (r.error) p.log.warn('poke failed', { ...target, error: r.error });
+    else p.log.info('poke: not yet', target);
     if (!r.ok) {
-      if (r.error) p.log.warn('poke failed', { sensorType: first.sensorType, hashcode: first.hashcode, error: r.error });
       // A poke that threw fails the try of every waiter without silentFail (pokeOnce's rule, per waiter).
       const failing = r.error === undefined ? [] : group.filter((t) => !t.silentFail);
       // An unknown sensor type, or a bundle version that is gone, will not come back: no retry.
@@ -188,6 +200,7 @@ export async function pokeShard(
     }
     await Promise.all(group.map(async (t) => { if (await settleSensor(p, t)) report.settled++; }));
   });
+  report.jobs = await checkJobs(p, shard, shards); // the safety net of jobs whose end event is late (flow/job-safety-net.ts)
   p.metrics.count('Pokes', report.pokes);
   p.metrics.count('DistinctTargetsPoked', report.pokes);
   p.metrics.count('SensorsWaiting', report.sensors);
@@ -209,6 +222,7 @@ async function settleSensor(p: Ports, t: TriggerRecord): Promise<boolean> {
   const rc = { run, spec: await specFor(p, run) };
   const r = await transition(p, rc, ti, 'success');
   if (!r.ok) return false;
+  p.log.info('sensor condition met', { dagId: t.dagId, runId: t.runId, taskId: t.taskId, tryNumber: ti.tryNumber, hashcode: t.hashcode });
   await p.store.deleteTrigger(t.id);
   await afterTerminal(p, rc, t.taskId, 'success');
   return true;
@@ -234,6 +248,7 @@ export async function timeoutSensor(p: Ports, rc: RunCtx, ti: TaskInstance, t: T
   const state = s.softFail ? 'skipped' : 'failed';
   const r = await transition(p, rc, ti, state, { error });
   if (!r.ok) return;
+  p.log.warn(`${error}: ${state}`, { dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: ti.tryNumber });
   await p.store.deleteTrigger(taskKeyString(ti));
   await afterTerminal(p, rc, ti.taskId, state);
 }

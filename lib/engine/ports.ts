@@ -18,6 +18,10 @@ import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { MappingStore } from './mapping-store.js';
 import type { RunEndsStore } from './model/run-ends-store.js';
 import type { RunSlotStore } from './model/run-slots-store.js';
+import type { BackfillStore } from './model/backfill-store.js';
+import type { AssetStore } from './model/asset-store.js';
+import type { AssetMessage } from './model/assets.js';
+import type { EventStore, JobDrivers, JobRef } from './model/events.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -80,7 +84,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, RunEndsStore, RunSlotStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, EventStore, AssetStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -235,7 +239,25 @@ export interface CallbackMessage {
   attempt?: number;
 }
 
-export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage;
+/** A run of a backfill ended: advance the backfill (flow/backfill.ts). */
+export interface BackfillMessage {
+  kind: 'backfill';
+  backfillId: number;
+}
+
+/** Stop the job of a task that stopped waiting for it (timed out, marked, cleared): flow/job-stop.ts. */
+export interface StopMessage {
+  kind: 'stop';
+  dagId: string;
+  runId: string;
+  taskId: string;
+  tryNumber: number;
+  job: JobRef;
+  /** Why, as the service records it (ECS stoppedReason, Batch reason, Step Functions cause). */
+  reason: string;
+}
+
+export type QueueMessage = TaskMessage | FireMessage | ScheduleMessage | CallbackMessage | BackfillMessage | StopMessage | AssetMessage;
 
 export interface Queue {
   /** Sends messages, at most `delayMs` late (0 to 15 minutes). */
@@ -361,6 +383,8 @@ export interface Ports {
   notifier?: Notifier;
   /** Time this worker has left (a Lambda's remaining time); unbounded when absent. */
   remainingMs?: () => number;
+  /** AWS job services by operator type (lib/operators); absent: operator tasks fail saying so. */
+  jobs?: JobDrivers;
 }
 
 export interface EngineConfig {
@@ -390,6 +414,10 @@ export interface EngineConfig {
   pokeTimeoutMs: number;
   /** Most instances one `expand` may create (Airflow's max_map_length); more fails the mapped task. */
   maxMapLength?: number;
+  /** How long an event is kept for a wait registered after it arrived (default 1 day). */
+  eventRetentionMs?: number;
+  /** An operator's job is described when no event ended it this long after submit, and every such interval (default 15 min). */
+  jobSafetyNetMs?: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
@@ -404,4 +432,6 @@ export const DEFAULT_CONFIG: EngineConfig = {
   pokeConcurrency: 256,
   pokeTimeoutMs: 30_000,
   maxMapLength: 10_000,
+  eventRetentionMs: 24 * 3600_000,
+  jobSafetyNetMs: 15 * 60_000,
 };

@@ -15,6 +15,7 @@ import { scheduleDag } from './runs.js';
 import { expireLease, requeueIfLost, reviewDeferred } from './recover.js';
 import { enforceRunTimeout } from './run-timeout.js';
 import { specOrEndOrphan } from './orphan-run.js';
+import { tickBackfills } from './flow/backfill.js';
 
 export interface ReconcileReport {
   due: number;
@@ -65,6 +66,7 @@ export async function reconcile(p: Ports, opts: { limit?: number; schedules?: bo
   const queuedDags = new Set(active.filter((r) => r.state === 'queued').map((r) => r.dagId));
   for (const dagId of queuedDags) await startQueuedRuns(p, dagId).catch((err) => p.log.error('reconcile could not start queued runs', { dagId, error: String(err) }));
   await Promise.all(active.filter((r) => r.state === 'running').map((r) => advance(p, r, report)));
+  await tickBackfills(p);
   if (opts.schedules !== false) {
     for (const dag of await p.store.listDags()) {
       const next = await scheduleDag(p, dag.dagId);

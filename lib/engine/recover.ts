@@ -13,6 +13,8 @@ import { annotate } from './transition.js';
 import { EVENT_RECHECK_MS, resumeDeferred } from './waiting.js';
 import { taskKeyString } from './model.js';
 import { resendDueAt } from './flow/resend.js';
+import { isEventTrigger } from './flow/event-wait.js';
+import { reviewEventWait } from './flow/event-review.js';
 
 /**
  * When reconcile should next look at a queued or running try: a queued try's message is
@@ -50,6 +52,7 @@ export async function expireLease(p: Ports, rc: RunCtx, ti: TaskInstance): Promi
 
 /** Reconcile's look at a deferred task that is due: time out, fire a lost timer, or re-check a signal. */
 export async function reviewDeferred(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
+  if (isEventTrigger(ti.trigger)) return reviewEventWait(p, rc, ti); // an EventBridge event (flow/event-review.ts)
   const now = p.clock.now();
   const t = taskSpec(rc.spec, ti.taskId);
   if (ti.deferTimeoutAt !== undefined && ti.deferTimeoutAt <= now) {

@@ -11,6 +11,7 @@ import type { DagRun, DagSpec } from './model.js';
 import type { Ports, RunPatch } from './ports.js';
 import { isTerminal } from './states.js';
 import { createTask, retainUntil, transition } from './transition.js';
+import { giveBackSlot } from './flow/run-slots.js';
 import { taskKeyString } from './model.js';
 
 /**
@@ -54,7 +55,7 @@ export async function enforceRunTimeout(p: Ports, rc: RunCtx): Promise<boolean> 
   if (!r.ok) return false;
   rc.run = r.item;
   // Its maxActiveRuns slot goes back after its end (flow/run-slots.ts); the caller starts queued runs.
-  await p.store.releaseRunSlot(rc.run.dagId, rc.run.runId);
+  await giveBackSlot(p, rc.run);
   p.metrics.count('RunsFailed');
   p.log.warn('run timed out', { dagId: rc.run.dagId, runId: rc.run.runId, dagrunTimeoutMs: rc.spec.dagrunTimeoutMs });
   await skipUnfinished(p, rc);

@@ -20,6 +20,10 @@ import { dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
 import { uncountEnds } from './flow/run-ends.js';
+import { assertRunId } from './rules/ids.js';
+import { depthProblem } from './rules/values.js';
+import { registerAssets, requestAssetEvaluation } from './flow/asset-registry.js';
+import { clearWaitFields, clearsWait } from './flow/event-wait.js';
 
 export interface TriggerOptions {
   runId?: string;
@@ -32,6 +36,8 @@ export interface TriggerOptions {
   runAfter?: number;
   conf?: Record<string, unknown>;
   runType?: RunType;
+  /** Fields set on the run as given (an asset-triggered run's events and data interval: flow/assets.ts). */
+  fields?: Partial<Pick<DagRun, 'assetEvents' | 'dataIntervalStart' | 'dataIntervalEnd'>>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -61,6 +67,7 @@ export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions =
     conf: opts.conf ?? {},
     bundleVersion: dag.bundleVersion,
     queuedAt: now,
+    ...opts.fields,
   };
   const take = dag.paused ? 'full' : await p.store.takeRunSlot(dag.dagId, run.runId, dag.spec.maxActiveRuns, now);
   if (take === 'taken' || take === 'held') {
@@ -90,6 +97,10 @@ function created(p: Ports, run: DagRun): void {
 
 /** A manual run (`airless trigger`), like Airflow's `dags trigger`. */
 export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions = {}): Promise<DagRun> {
+  // Checked before anything is stored: an id the queue message format refused would leave the run stuck.
+  if (opts.runId !== undefined) assertRunId(opts.runId, opts.runType ?? 'manual');
+  const deep = depthProblem(opts.conf, undefined, 'conf');
+  if (deep) throw new InvalidInputError(`conf is ${deep}: a run's conf is handed to every task`);
   const dag = await p.store.getDag(dagId);
   if (!dag) throw new NotFoundError(`unknown dag ${dagId}`);
   const r = await createRun(p, dag, { ...opts, runType: opts.runType ?? 'manual' });
@@ -131,6 +142,7 @@ export async function registerManifest(
   const out = { added: [] as string[], updated: [] as string[], removed: [] as string[] };
   await registerPools(p, manifest.dags, manifest.pools ?? []);
   const existing = new Map((await p.store.listDags()).map((d) => [d.dagId, d]));
+  const before = new Map(existing);
   for (const spec of manifest.dags) {
     const prev = existing.get(spec.dagId);
     existing.delete(spec.dagId);
@@ -148,6 +160,7 @@ export async function registerManifest(
     await p.store.deleteDag(dagId);
     out.removed.push(dagId);
   }
+  await registerAssets(p, manifest, { removed: out.removed, before });
   return out;
 }
 
@@ -161,6 +174,7 @@ export async function setPaused(p: Ports, dagId: string, paused: boolean): Promi
   if (!paused) {
     await startQueuedRuns(p, dagId);
     await scheduleDag(p, dagId);
+    await requestAssetEvaluation(p, dagId);
   }
 }
 
@@ -185,9 +199,9 @@ export async function clearTasks(
   const instances = await clearInstances(p, rc, instancesToClear(rc.spec, tis, taskIds, opts.downstream !== false));
   const cleared: string[] = instances.map((ti) => ti.taskId);
   for (const ti of tis) {
-    if (!set.has(ti.taskId) || !isTerminal(ti.state)) continue;
+    if (!set.has(ti.taskId) || !(isTerminal(ti.state) || clearsWait(ti))) continue;
     const forgetUpstream = Object.keys(ti.upstream).filter((u) => set.has(baseTaskId(u)));
-    const r = await transition(p, rc, ti, 'scheduled', {}, { forgetUpstream });
+    const r = await transition(p, rc, ti, 'scheduled', clearWaitFields(ti), { forgetUpstream }); // a wait's job is stopped (flow/event-wait.ts)
     if (r.ok) cleared.push(ti.taskId);
   }
   await queueCleared(p, rc, instances);

@@ -13,6 +13,23 @@ import { renderDeep } from './template.js';
 import { secretVarsFor } from './secrets.js';
 import { newToken, transition } from './transition.js';
 
+/** The log line of a batched sensor's registration; it names the poke target's hashcode (lib/cli/sensor-logs.ts). */
+export const SENSOR_WAITS_LINE = 'sensor waits for the poker';
+
+/** The resume point of a time sensor's timer: it ends the task, no worker runs. */
+export const TIME_SENSOR_METHOD = '__time_sensor';
+
+/**
+ * What a time sensor's fired timer means: `success` when it woke at the target time,
+ * `timeout` when the sensor's timeout came first (a deferral written before the timeout
+ * counted carries no `targetAt` and succeeds, as it did).
+ */
+export function timeSensorOutcome(ti: TaskInstance): 'success' | 'timeout' {
+  const targetAt = (ti.nextKwargs as { targetAt?: unknown } | undefined)?.targetAt;
+  const wakeAt = ti.trigger && 'at' in ti.trigger ? Number(ti.trigger.at) : Number.NaN;
+  return typeof targetAt === 'number' && targetAt > wakeAt ? 'timeout' : 'success';
+}
+
 /** Poke targets are spread over this many virtual shards; poker i of N takes v ≡ i (mod N). */
 export const VIRTUAL_SHARDS = 64;
 /** Time at which a `{after}` / `{at}` trigger fires. */
@@ -39,14 +56,24 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
   const sensorStartedAt = ti.sensorStartedAt ?? now;
   const timeoutAt = sensorStartedAt + s.timeoutMs;
   if (s.type === 'time') {
-    const fireAt = fireTime(pokeContext as { after?: string; at?: string }, now);
+    const targetAt = fireTime(pokeContext as { after?: string; at?: string }, now);
+    // As Airflow's TimeSensor, the sensor's timeout counts: a target beyond it ends the wait
+    // at the timeout (failed, or skipped with softFail). Both times are known now, so the
+    // outcome is decided here: the timer wakes at the earlier one, and `targetAt` tells
+    // the fire which it was (no clock comparison at fire time, so a late timer cannot flip it).
+    const wakeAt = Math.min(targetAt, timeoutAt);
     const token = newToken(p);
     const r = await transition(p, rc, ti, 'deferred', {
-      owner: token, nextMethod: '__time_sensor', trigger: { at: fireAt }, sensorStartedAt, dueAt: fireAt + p.config.timerGraceMs,
+      owner: token, nextMethod: TIME_SENSOR_METHOD, nextKwargs: { targetAt }, trigger: { at: wakeAt }, sensorStartedAt,
+      dueAt: wakeAt + p.config.timerGraceMs,
     });
     if (!r.ok) return;
     p.metrics.count('TasksDeferred');
-    await armTimer(p, r.item, fireAt, token);
+    const until = new Date(targetAt).toISOString();
+    p.log.info(wakeAt < targetAt ? `time sensor: ${until} is past its timeout, ends at ${new Date(wakeAt).toISOString()}` : `time sensor waits until ${until}`, {
+      dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber,
+    });
+    await armTimer(p, r.item, wakeAt, token);
     return;
   }
   const { hashcode, shardcode } = sensorHash(s.type, pokeContext);
@@ -68,6 +95,12 @@ export async function startWaiting(p: Ports, rc: RunCtx, ti: TaskInstance, t: Ta
   const r = await transition(p, rc, ti, 'sensing', { sensorStartedAt, dueAt: timeoutAt });
   if (!r.ok) return;
   p.metrics.count('SensorsRegistered');
+  // The poker's lines about this target carry its hashcode, not the task: `airless logs`
+  // finds them through this line (lib/cli/sensor-logs.ts).
+  p.log.info(SENSOR_WAITS_LINE, {
+    dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber, sensorType: s.type, hashcode,
+    pokeIntervalMs: s.pokeIntervalMs, timeoutAt: new Date(timeoutAt).toISOString(),
+  });
 }
 
 /** Arms the timer that resumes a deferral (its claim token makes a stale fire harmless). */

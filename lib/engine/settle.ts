@@ -26,7 +26,7 @@ import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 import { countEnds, needsListing } from './flow/run-ends.js';
 import { createdByItsMessage, followDueAt, isRoot, rootsDueAt } from './flow/resend.js';
-import { takeRunSlot } from './flow/run-slots.js';
+import { giveBackSlot, takeRunSlot } from './flow/run-slots.js';
 import { matWaitKey, waitForSlot } from './flow/active-tasks.js';
 
 export { keyOf, retainUntil };
@@ -235,7 +235,9 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
  * queued runs, which can wait only while the DAG was full (flow/run-slots.ts).
  */
 export async function releaseRunSlot(p: Ports, rc: RunCtx): Promise<void> {
-  const left = await p.store.releaseRunSlot(rc.run.dagId, rc.run.runId);
+  const left = await giveBackSlot(p, rc.run);
+  // A backfill's run: its cleared runs may wait, queued, for the slot it gave back.
+  if (rc.run.backfillId !== undefined) return startQueuedRuns(p, rc.run.dagId);
   if (left !== undefined && left + 1 < rc.spec.maxActiveRuns) return;
   await startQueuedRuns(p, rc.run.dagId, { ended: true });
 }
@@ -387,6 +389,15 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
   if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
   const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
   for (const run of queued) {
+    if (run.backfillId !== undefined) {
+      // A cleared backfill run waits for its backfill's slot, apart from the DAG's (Airflow
+      // counts a backfill's runs against the backfill's max_active_runs), holding no one up.
+      const take = await p.store.takeBackfillSlot(run.backfillId, run.runId, p.clock.now());
+      if (take === 'full' || take === 'gone') continue;
+      const r = await startRun(p, dag, run);
+      if (!r.ok && take === 'taken' && r.current?.state !== 'running') await p.store.releaseBackfillSlot(run.backfillId, run.runId);
+      continue;
+    }
     // The slot first, then the state (flow/run-slots.ts): no run is running without one.
     const { take, queuedHolders } = await takeRunSlot(p, dag, run.runId);
     // Runs that hold a slot while still queued (a start cut short) start with it.
@@ -404,7 +415,9 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
 /** `queued → running` for a run that holds its slot, then what may run at once. */
 async function startRun(p: Ports, dag: DagRecord, run: DagRun): Promise<Cas<DagRun>> {
   const now = p.clock.now();
-  const r = await p.store.updateRun(dag.dagId, run.runId, { state: 'queued' }, { state: 'running', startedAt: now, ...runTimeoutPatch(dag.spec, run, now) });
+  // A backfill's run names its backfill in the patch: the store keeps it findable while it runs.
+  const backfill = run.backfillId !== undefined ? { backfillId: run.backfillId } : {};
+  const r = await p.store.updateRun(dag.dagId, run.runId, { state: 'queued' }, { state: 'running', startedAt: now, ...runTimeoutPatch(dag.spec, run, now), ...backfill });
   if (!r.ok) {
     p.metrics.count('LostRaces');
     return r;

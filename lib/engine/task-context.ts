@@ -15,6 +15,8 @@ import { varsFor } from './dag-index.js';
 import { retainUntil } from './settle.js';
 import { Connections, Variables, withSecretVars } from './secrets.js';
 import { redact, redactDeep } from './secrets-mask.js';
+import { OutletEvents, triggeringEventsOf, type OutletExtras } from './flow/asset-context.js';
+import type { TriggeringAssetEvent } from './model/assets.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -43,7 +45,7 @@ export class RunningTaskContext implements TaskContext {
   readonly dagId: string;
   readonly runId: string;
   readonly taskId: string;
-  readonly mapIndex?: number;
+  readonly mapIndex: number;
   readonly tryNumber: number;
   readonly logicalDate: string;
   readonly dataIntervalStart: string;
@@ -55,13 +57,17 @@ export class RunningTaskContext implements TaskContext {
   readonly log: TaskLog;
   readonly variables: Variables;
   readonly connections: Connections;
+  readonly triggeringAssetEvents: Record<string, TriggeringAssetEvent[]>;
+  private outlets?: OutletEvents;
+  private uris?: readonly string[];
   private vars?: TemplateVars;
 
   constructor(private readonly rc: RunCtx, ti: TaskInstance, p: Ports, readonly signal: AbortSignal) {
     this.dagId = ti.dagId;
     this.runId = ti.runId;
     this.taskId = baseTaskId(ti.taskId);
-    if (ti.mapIndex !== undefined) this.mapIndex = ti.mapIndex;
+    // Airflow's map_index: -1 when the task is not mapped (never undefined: `ctx.mapIndex * 2` type-checks).
+    this.mapIndex = ti.mapIndex ?? -1;
     this.tryNumber = ti.tryNumber;
     this.logicalDate = iso(rc.run.logicalDate);
     this.dataIntervalStart = iso(rc.run.dataIntervalStart);
@@ -73,6 +79,30 @@ export class RunningTaskContext implements TaskContext {
     this.log = new TaskLog(p, { dagId: ti.dagId, runId: ti.runId, taskId: this.taskId, ...(ti.mapIndex !== undefined ? { mapIndex: ti.mapIndex } : {}), tryNumber: ti.tryNumber });
     this.variables = new Variables(p.secrets);
     this.connections = new Connections(p.secrets);
+    this.triggeringAssetEvents = triggeringEventsOf(rc);
+    this.instanceId = ti.taskId;
+  }
+
+  private readonly instanceId: string;
+
+  /** The task's outlets (asset URIs): looked up on first use (an isolated try's thread gets them). */
+  get outletUris(): readonly string[] {
+    this.uris ??= hasTask(this.rc.spec, this.instanceId) ? (taskSpec(this.rc.spec, this.instanceId).outlets ?? []) : [];
+    return this.uris;
+  }
+
+  outletEvents(asset: { uri: string } | string): { extra: Record<string, unknown> } {
+    return (this.outlets ??= new OutletEvents(this.outletUris, this.taskId)).get(asset);
+  }
+
+  /** Extras an isolated try's thread set (sent back with its result). */
+  setOutletExtras(extras: OutletExtras): void {
+    (this.outlets ??= new OutletEvents(this.outletUris, this.taskId)).receive(extras);
+  }
+
+  /** What the try set for its outlets, if anything. */
+  outletExtras(): OutletExtras | undefined {
+    return this.outlets?.extras();
   }
 
   render(template: string): string {

@@ -16,6 +16,7 @@ import { clearEarlierTries } from './xcom-clear.js';
 import { limitMoves, limitsApply } from './pool-limits.js';
 import { isInstanceId } from './mapping-ids.js';
 import { armCallback, sendCallback, taskCallbackMessage, taskEvent } from './callbacks.js';
+import { leaveEventWait } from './flow/job-stop.js';
 
 export function keyOf(rc: RunCtx, taskId: string): TaskKey {
   return { dagId: rc.run.dagId, runId: rc.run.runId, taskId };
@@ -39,6 +40,9 @@ export function retainUntil(p: Ports): number | undefined {
   return retention > 0 ? Math.floor((p.clock.now() + retention) / 1000) : undefined;
 }
 
+/** A new try has not started or ended yet. */
+const NEW_TRY_TIMES = { startedAt: null, endedAt: null } as const;
+
 /** States that hold a maxActiveTasks slot. */
 const ACTIVE: ReadonlySet<TaskState> = new Set(['queued', 'running']);
 /** States whose try is held by a claim token: a write must carry it. */
@@ -54,6 +58,11 @@ export interface TransitionOptions {
   owner?: string;
   /** An operator's mark (mark.ts): any state may go to success, failed or skipped. */
   mark?: boolean;
+  /**
+   * To a terminal state only: the held try never ran task code (a task mapped over an empty
+   * list), so its try number goes back to before the claim (Airflow skips it at expansion: try 0).
+   */
+  untried?: boolean;
 }
 
 /** The condition of a write to `ti` as the caller read it. */
@@ -74,13 +83,14 @@ function entering(p: Ports, t: TaskSpec, from: TaskState, to: TaskState, ti: Tas
   }
   switch (to) {
     case 'queued':
-      // From `deferred` the same try resumes; otherwise a new try starts.
+      // From `deferred` the same try resumes; otherwise a new try starts, without the times
+      // of the last one (its end before this start read as a negative duration).
       return {
         state: to, tryNumber: from === 'deferred' ? ti.tryNumber : ti.tryNumber + 1, queuedAt: now, dueAt: null, ready: null,
-        leaseUntil: null, requeues: null, requeuedAt: null,
+        leaseUntil: null, requeues: null, requeuedAt: null, ...(from === 'deferred' ? {} : NEW_TRY_TIMES),
       };
     case 'running':
-      return { state: to, owner: owner ?? newToken(p), startedAt: now, leaseUntil: now + leaseMs(p, t) };
+      return { state: to, owner: owner ?? newToken(p), startedAt: now, endedAt: null, leaseUntil: now + leaseMs(p, t) };
     case 'up_for_retry':
       // A retry starts over from `execute`: a failed resume must not be resumed again.
       return {
@@ -90,9 +100,9 @@ function entering(p: Ports, t: TaskSpec, from: TaskState, to: TaskState, ti: Tas
     case 'deferred':
       return from === 'running'
         ? { state: to, leaseUntil: null, triggerEvent: null }
-        : { state: to, tryNumber: ti.tryNumber + 1, queuedAt: now, startedAt: now, ready: null };
+        : { state: to, tryNumber: ti.tryNumber + 1, queuedAt: now, startedAt: now, endedAt: null, ready: null };
     case 'sensing':
-      return { state: to, tryNumber: ti.tryNumber + 1, queuedAt: now, startedAt: now, ready: null };
+      return { state: to, tryNumber: ti.tryNumber + 1, queuedAt: now, startedAt: now, endedAt: null, ready: null };
     case 'scheduled':
       if (isTerminal(from)) {
         // Clear: retries count afresh from here (Airflow's max_tries), everything of the last try goes.
@@ -136,6 +146,7 @@ export async function transition(
   const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
   // A task that leaves `scheduled` leaves the waiting line it was in (pools, maxActiveTasks).
   if (ti.waitKey !== undefined && to !== 'scheduled') Object.assign(patch, { waitKey: null, waitRank: null });
+  if (opts.untried && isTerminal(to)) patch.tryNumber = Math.max(0, ti.tryNumber - 1);
   // Mapped instances hold no maxActiveTasks slot (docs/adr/0013-dynamic-task-mapping.md).
   const slot = isInstanceId(ti.taskId) ? undefined : slotOf(rc, ti.state, to);
   // Pool and per-task slots move in the same atomic write (pool-limits.ts).
@@ -146,6 +157,7 @@ export async function transition(
   const event = t.expand !== undefined && !isInstanceId(ti.taskId) ? undefined : taskEvent(t, ti.state, to, opts.mark);
   const callback = event && taskCallbackMessage(ti, event);
   await armCallback(p, callback);
+  const leftWait = await leaveEventWait(p, ti, to, fields); // an event wait's job is stopped first, its row deleted after (flow/job-stop.ts)
   const r = opts.forgetUpstream
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
     : await p.store.updateTask(ti, expectOf(ti), patch, slot, limits?.moves.length ? limits.moves : undefined);
@@ -153,6 +165,7 @@ export async function transition(
   else {
     if (to === 'running') await clearEarlierTries(p, r.item);
     await sendCallback(p, callback);
+    await leftWait?.();
   }
   return r;
 }

@@ -10,6 +10,8 @@ import { assertTimezone, parseSchedule } from './timetable.js';
 import { checkTaskLimits } from './pool-limits.js';
 import { checkFlow } from './validate-flow.js';
 import { checkExpand } from './mapping-validate.js';
+import { checkAssets } from './rules/asset-validate.js';
+import { checkInputs } from './rules/inputs.js';
 
 /** Ids of DAGs and tasks. */
 /** DAG and task ids: Airflow's `validate_key` (airflow/utils/helpers.py): word characters, `.` and `-`, at most 250. */
@@ -78,8 +80,10 @@ export function validateDagSpec(spec: DagSpec, opts: ValidateOptions = {}): void
   }
   for (const t of spec.tasks) checkTask(t, opts, (msg, cause) => fail(msg, t.taskId, cause));
   for (const t of spec.tasks) if (t.expand) checkExpand(spec, t, (msg) => fail(msg, t.taskId));
+  for (const t of spec.tasks) if (t.inputs || t.outputKeys) checkInputs(spec, t, (msg) => fail(msg, t.taskId));
   checkEdges(spec.tasks, byId, fail);
   checkFlow(spec, fail, (id) => ID_PATTERN.test(id));
+  checkAssets(spec, fail);
   const cycle = findCycle(spec.tasks, byId);
   if (cycle) fail(`cycle: ${cycle.join(' -> ')}`);
   // A branch without downstream tasks is valid, as in Airflow: it has nothing to skip.

@@ -4,21 +4,26 @@
  * waiting task back. A waiting task holds no worker and no maxActiveTasks slot.
  */
 import type { DeferRequest } from './context.js';
-import { specFor, varsFor, type RunCtx } from './dag-index.js';
-import { parseDuration } from './duration.js';
+import { specFor, taskSpec, varsFor, type RunCtx } from './dag-index.js';
+import { formatDuration, parseDuration } from './duration.js';
 import { afterTerminal, queueTask, startTry } from './settle.js';
-import { armTimer, fireTime } from './sensor-start.js';
+import { armTimer, fireTime, TIME_SENSOR_METHOD, timeSensorOutcome } from './sensor-start.js';
 import { annotate, transition } from './transition.js';
 import type { SignalRecord, TaskInstance, TaskSpec, TriggerSpec } from './model.js';
 import { taskKeyString } from './model.js';
 import type { FireMessage, Ports } from './ports.js';
 import { renderTemplate } from './template.js';
+import { deferOnEvent } from './flow/event-wait.js';
+import { InvalidInputError } from './errors.js';
 
 /** How often reconcile re-checks a task waiting on an event (a missed signal). */
 export const EVENT_RECHECK_MS = 60_000;
 
 /** `running → deferred`: stores the resume point and arms the trigger; the worker is then free. */
 export async function deferTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, req: DeferRequest): Promise<boolean> {
+  if (req.event !== undefined && req.trigger !== undefined) throw new InvalidInputError('ctx.defer takes a trigger or an event, not both');
+  if (req.event !== undefined) return deferOnEvent(p, rc, t, ti, req);
+  if (req.trigger === undefined) throw new InvalidInputError('ctx.defer needs a trigger ({ after }, { at }, { event: key }) or an event ({ source, detailType, detail })');
   const now = p.clock.now();
   const vars = varsFor(rc, ti.taskId);
   const timeoutAt = req.timeout !== undefined ? now + parseDuration(req.timeout) : undefined;
@@ -67,19 +72,28 @@ export async function resumeDeferred(
 ): Promise<boolean> {
   if (ti.state !== 'deferred') return false;
   const now = p.clock.now();
-  if (ti.nextMethod === '__time_sensor') {
-    const r = await transition(p, rc, ti, 'success');
-    if (!r.ok) return false;
-    p.metrics.count('TriggersFired');
-    await afterTerminal(p, rc, ti.taskId, 'success');
-    return true;
-  }
+  if (ti.nextMethod === TIME_SENSOR_METHOD) return endTimeSensor(p, rc, ti);
   const withEvent: TaskInstance = { ...ti, triggerEvent: { payload: event.payload, firedAt: now, key: event.key } };
   const r = await annotate(p, ti, { triggerEvent: withEvent.triggerEvent });
   if (!r.ok) return false;
   if (!(await queueTask(p, rc, r.item))) return false;
   p.metrics.count('TriggersFired');
   if (ti.trigger && 'event' in ti.trigger) await p.store.deleteTrigger(taskKeyString(ti));
+  return true;
+}
+
+/**
+ * A time sensor's timer fired: `success` at its target, or its timeout came first and it
+ * ends `failed` without retries (Airflow's AirflowSensorTimeout), `skipped` with `softFail`.
+ */
+async function endTimeSensor(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
+  const s = taskSpec(rc.spec, ti.taskId).sensor;
+  const timedOut = timeSensorOutcome(ti) === 'timeout' && s !== undefined;
+  const state = !timedOut ? 'success' : s.softFail ? 'skipped' : 'failed';
+  const r = await transition(p, rc, ti, state, timedOut ? { error: `sensor timed out after ${formatDuration(s.timeoutMs)}` } : {});
+  if (!r.ok) return false;
+  p.metrics.count('TriggersFired');
+  await afterTerminal(p, rc, ti.taskId, state);
   return true;
 }
 

@@ -17,10 +17,13 @@ import { wakeLimits } from './pools.js';
 import { mapValueField, valueGoesToXcom } from './mapping-values.js';
 import { isInstanceId } from './mapping-ids.js';
 import { redactDeep, redact } from './secrets-mask.js';
+import { armOutlets, emitOutlets } from './flow/asset-outlets.js';
+import type { OutletExtras } from './flow/asset-context.js';
+import { storeOutputKeys } from './flow/inputs.js';
 
 export type Outcome =
-  | { kind: 'success'; value: unknown; chosen?: string[] }
-  | { kind: 'skipped'; reason?: string }
+  | { kind: 'success'; value: unknown; chosen?: string[]; outlets?: OutletExtras }
+  | { kind: 'skipped'; reason?: string; /** The try never ran task code (an empty expansion): its try number goes back. */ untried?: boolean }
   | { kind: 'deferred'; request: DeferRequest }
   | { kind: 'failed'; error: string; noRetry?: boolean };
 
@@ -79,18 +82,27 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
     }
   }
-  const mapped = mapValueField(ti, outcome.kind === 'success', outcome.kind === 'success' ? outcome.value : undefined);
-  if (outcome.kind === 'success' && outcome.value !== undefined && valueGoesToXcom(mapped)) {
+  // Masked once, for every place a return value is kept: output keys, a mapped instance's item and XCom.
+  const value = outcome.kind === 'success' ? redactDeep(outcome.value) : undefined;
+  if (outcome.kind === 'success' && t.outputKeys) {
+    // Typed TaskFlow: the keys of the value other tasks read, each its own XCom (flow/inputs.ts).
+    const refused = await storeOutputKeys(p, rc, t, ti, value);
+    if (refused) return failTry(p, rc, t, ti, refused.error, refused.noRetry);
+  }
+  const mapped = mapValueField(ti, outcome.kind === 'success', value);
+  if (outcome.kind === 'success' && value !== undefined && valueGoesToXcom(mapped)) {
     try {
-      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, redactDeep(outcome.value), retainUntil(p));
+      await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, value, retainUntil(p));
     } catch (err) {
       const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
       return failTry(p, rc, t, ti, msg, err instanceof OversizedValueError);
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  const r = await transition(p, rc, ti, state, { error: null, ...mapped });
+  if (outcome.kind === 'success') await armOutlets(p, t, ti, outcome.outlets);
+  const r = await transition(p, rc, ti, state, { error: null, ...mapped }, outcome.kind === 'skipped' && outcome.untried ? { untried: true } : {});
   if (!r.ok) return false;
+  if (outcome.kind === 'success') await emitOutlets(p, t, r.item, outcome.outlets);
   await wakeLimits(p, rc, ti);
   await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
   if (freesSlots(rc, ti)) await wakeReady(p, rc);

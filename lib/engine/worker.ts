@@ -26,9 +26,12 @@ import { pokeOnce } from './poke.js';
 import { formatDuration } from './duration.js';
 import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
-import { mapItemOf } from './mapping-values.js';
+import { taskArgument } from './flow/inputs.js';
 import { runExecuteCallback } from './callbacks-run.js';
 import { claimNew } from './flow/claim.js';
+import { loadTriggeringEvents } from './flow/asset-context.js';
+import { outletsProblem } from './flow/asset-outlets.js';
+import { runOperatorTry } from './flow/operators.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -86,6 +89,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
     return { kind: 'failed', error: `bundle ${rc.run.bundleVersion} cannot be loaded: ${(err as Error).message}`, noRetry: err instanceof BundleNotFoundError };
   }
   const method = ti.nextMethod ?? 'execute';
+  if (t.operator) return runOperatorTry(p, rc, t, ti, bundle, runBody); // submits a job or waits for an event (flow/operators.ts)
   if (t.kind === 'sensor' && (method === 'execute' || method === '__poke')) {
     return pokeOnce(p, rc, t, ti, bundle);
   }
@@ -97,6 +101,10 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
     return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
   }
   if (method === 'execute') await runExecuteCallback(p, rc, t, ti);
+  await loadTriggeringEvents(p, rc);
+  // Typed inputs and mapped elements (flow/inputs.ts); input data that cannot be read would fail again: no retry.
+  const input = ti.nextMethod ? undefined : await taskArgument(p, rc, t, ti);
+  if (input && !input.ok) return { kind: 'failed', error: input.error, noRetry: true };
   const arg: ResumeInput | unknown = ti.nextMethod
     ? {
         kwargs: ti.nextKwargs ?? {},
@@ -107,7 +115,7 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
           reason: 'trigger',
         },
       }
-    : ti.mapIndex !== undefined ? await mapItemOf(p, ti) : undefined;
+    : input?.value;
   return runBody(p, rc, t, ti, (ctx) => fn(ctx, arg));
 }
 
@@ -136,7 +144,7 @@ export async function runBody(
         });
   try {
     const value = await (timeout ? Promise.race([run, timeout]) : run);
-    return toOutcome(rc.spec, t, value);
+    return withOutlets(t, toOutcome(rc.spec, t, value), ctx.outletExtras());
   } catch (err) {
     if (isSkipRequest(err)) return { kind: 'skipped', reason: err.reason };
     if (isDeferRequest(err)) return { kind: 'deferred', request: err };
@@ -170,7 +178,14 @@ function toOutcome(spec: DagSpec, t: TaskSpec, value: unknown): Outcome {
   return { kind: 'success', value };
 }
 
+/** A success carries the extras the try set for its outlets; extras that cannot be stored fail the try for good. */
+function withOutlets(t: TaskSpec, o: Outcome, extras: ReturnType<RunningTaskContext['outletExtras']>): Outcome {
+  if (o.kind !== 'success' || !extras) return o;
+  const problem = outletsProblem(t, extras);
+  return problem ? { kind: 'failed', error: problem, noRetry: true } : { ...o, outlets: extras };
+}
+
 /** The `ctx` a task body receives. */
-export function buildContext(p: Ports, rc: RunCtx, ti: TaskInstance, signal: AbortSignal): TaskContext {
+export function buildContext(p: Ports, rc: RunCtx, ti: TaskInstance, signal: AbortSignal): RunningTaskContext {
   return new RunningTaskContext(rc, ti, p, signal);
 }

@@ -9,3 +9,6 @@
  */
 export { Airless, type AirlessProps } from '../infra/airless.js';
 export { AirlessStack, type AirlessStackProps } from '../infra/stack.js';
+export { AssetSources, type AssetSourcesProps, type AssetBucketSource, type AssetEventPatternSource } from '../infra/asset-sources.js';
+export { Events, type EventsProps } from '../infra/events.js';
+export { grantJobs, jobStatements, type JobsProps } from '../infra/jobs.js';

@@ -10,6 +10,9 @@ import { Monitoring } from './monitoring.js';
 import { ReadyQueue } from './ready-queue.js';
 import { Schedules } from './schedules.js';
 import { StateTables } from './state-tables.js';
+import { AssetSources, type AssetSourcesProps } from './asset-sources.js';
+import { Events } from './events.js';
+import { grantJobs, type JobsProps } from './jobs.js';
 
 export interface AirlessProps {
   /**
@@ -68,6 +71,21 @@ export interface AirlessProps {
   readonly removalPolicy?: RemovalPolicy;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * S3 buckets, EventBridge patterns and SQS queues whose events feed assets (the DAGs'
+   * `watch.s3/eventBridge/sqs` watchers say which asset): rules and event source mappings
+   * to an asset-events function, created only when given. docs/assets.md.
+   * @default none
+   */
+  readonly assetSources?: AssetSourcesProps;
+  /**
+   * What the operators may start (clusters and task definitions, job queues, Glue jobs,
+   * state machines, Athena workgroups and buckets, EMR Serverless applications, functions)
+   * and the roles their jobs may be given: the worker gets exactly those submit and stop
+   * grants, the poker the describes (lib/infra/jobs.ts, docs/jobs.md).
+   * @default none: an operator's submit is refused by IAM, and its try says so
+   */
+  readonly jobs?: JobsProps;
 }
 
 /**
@@ -86,6 +104,10 @@ export class Airless extends Construct {
   public readonly schedules: Schedules;
   public readonly functions: Functions;
   public readonly monitoring: Monitoring;
+  /** External sources of asset events, when `assetSources` is given. */
+  public readonly assetSources?: AssetSources;
+  /** The Airless event bus and the rules that route events to the events function. */
+  public readonly events: Events;
 
   constructor(scope: Construct, id: string, props: AirlessProps = {}) {
     super(scope, id);
@@ -103,6 +125,7 @@ export class Airless extends Construct {
     this.readyQueue = new ReadyQueue(this, 'ReadyQueue', { workerTimeout, removalPolicy });
     this.bundles = new BundleBucket(this, 'Bundles', { removalPolicy, runRetention: props.runRetention });
     this.schedules = new Schedules(this, 'Schedules', { readyQueue: this.readyQueue });
+    this.events = new Events(this, 'Events', { jobs: props.jobs, removalPolicy });
     this.functions = new Functions(this, 'Functions', {
       state: this.state,
       readyQueue: this.readyQueue,
@@ -120,20 +143,30 @@ export class Airless extends Construct {
       taskPolicies: props.taskPolicies,
       logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy,
+      eventsDeadLetterQueue: this.events.deadLetterQueue,
     });
+    this.events.routeTo(this.functions.events);
+    grantJobs(this, props.jobs, { worker: this.functions.worker, poker: this.functions.poker });
     this.bundles.onManifest(this.functions.registerBundle);
     this.schedules.addSystemSchedules({ tick: this.functions.tick, poker: this.functions.poker, shards });
+    if (props.assetSources) {
+      this.assetSources = new AssetSources(this, 'AssetSources', {
+        sources: props.assetSources, functions: this.functions, state: this.state, readyQueue: this.readyQueue, airlessBus: this.events.bus,
+      });
+    }
     this.monitoring = new Monitoring(this, 'Monitoring', {
       functions: {
         tick: this.functions.tick,
         worker: this.functions.worker,
         poker: this.functions.poker,
         registerBundle: this.functions.registerBundle,
+        events: this.functions.events,
       },
       readyQueue: this.readyQueue.queue,
       deadLetterQueues: {
         ready: this.readyQueue.deadLetterQueue,
         scheduler: this.readyQueue.schedulerDeadLetterQueue,
+        events: this.events.deadLetterQueue,
       },
       tables: this.state.all,
       alarmTopic: props.alarmTopic,

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,8 @@ export interface FunctionsProps extends SecretsGrantProps {
   readonly logRetention?: logs.RetentionDays;
   /** Of the log groups. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /** Where the events function's failed asynchronous invocations go (the Events construct's queue). @default none */
+  readonly eventsDeadLetterQueue?: sqs.IQueue;
 }
 
 /**
@@ -94,10 +97,14 @@ export class Functions extends Construct {
   public readonly poker: NodejsFunction;
   /** Registers a bundle version when its manifest lands in S3. */
   public readonly registerBundle: NodejsFunction;
+  /** Resumes tasks waiting for the EventBridge events the Events construct's rules deliver. */
+  public readonly events: NodejsFunction;
   /** The worker's SQS event source mapping. */
   public readonly workerEventSource: lambda.EventSourceMapping;
   /** Log groups by function. */
-  public readonly logGroups: Readonly<Record<'tick' | 'worker' | 'poker' | 'registerBundle', logs.LogGroup>>;
+  public readonly logGroups: Readonly<Record<'tick' | 'worker' | 'poker' | 'registerBundle' | 'events', logs.LogGroup>>;
+  /** Makes one more function the way these are made (own role and log group, the shared environment): AssetSources' function. */
+  public readonly makeFunction: (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string; retryAttempts?: number }) => NodejsFunction;
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
@@ -126,7 +133,7 @@ export class Functions extends Construct {
     };
 
     const logGroups: Record<string, logs.LogGroup> = {};
-    const make = (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string; retryAttempts?: number }) => {
+    const make = (name: string, entry: string, opts: { memorySize: number; timeout: Duration; description: string; retryAttempts?: number; deadLetterQueue?: sqs.IQueue }) => {
       const logGroup = new logs.LogGroup(this, `${name}Logs`, {
         retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
         removalPolicy,
@@ -150,6 +157,7 @@ export class Functions extends Construct {
         timeout: opts.timeout,
         description: opts.description,
         retryAttempts: opts.retryAttempts,
+        deadLetterQueue: opts.deadLetterQueue,
         role,
         logGroup,
         environment,
@@ -157,6 +165,7 @@ export class Functions extends Construct {
       });
     };
 
+    this.makeFunction = make;
     // The tick and the pokers run every minute: a failed invocation is covered by the
     // next one, so asynchronous retries (two by default) would only triple the load.
     this.tick = make('Tick', 'tick', {
@@ -181,6 +190,14 @@ export class Functions extends Construct {
       timeout: Duration.minutes(2),
       description: 'Airless bundle registration (S3 manifest notification)',
     });
+    // Events arrive one per invocation (EventBridge invokes asynchronously): two retries, then the dead-letter queue.
+    this.events = make('Events', 'events', {
+      memorySize: 512,
+      timeout: Duration.minutes(1),
+      description: 'Airless events: resumes tasks waiting for EventBridge events',
+      retryAttempts: 2,
+      deadLetterQueue: props.eventsDeadLetterQueue,
+    });
     this.logGroups = logGroups as Functions['logGroups'];
 
     // Exactly the actions each function's code sends (lib/infra/grants.ts), proven by the
@@ -190,6 +207,8 @@ export class Functions extends Construct {
     grantTables(state, this.worker, TABLE_ACCESS.worker);
     grantTables(state, this.poker, TABLE_ACCESS.poker);
     grantTables(state, this.registerBundle, TABLE_ACCESS.registerBundle);
+    grantTables(state, this.events, TABLE_ACCESS.events);
+    grantSend(this.events, readyQueue.queue.queueArn);
     for (const fn of [this.tick, this.worker, this.poker]) {
       grantSend(fn, readyQueue.queue.queueArn);
       schedules.grantTimers(fn);
@@ -225,8 +244,8 @@ export class Functions extends Construct {
     });
   }
 
-  /** The four functions: tick, worker, poker, register-bundle. */
+  /** The five functions: tick, worker, poker, register-bundle, events. */
   get all(): NodejsFunction[] {
-    return [this.tick, this.worker, this.poker, this.registerBundle];
+    return [this.tick, this.worker, this.poker, this.registerBundle, this.events];
   }
 }

@@ -19,7 +19,7 @@ import type { StateTables } from './state-tables.js';
 import type { TableId } from './table-definitions.js';
 
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
-export type FunctionKey = 'tick' | 'worker' | 'poker' | 'registerBundle';
+export type FunctionKey = 'tick' | 'worker' | 'poker' | 'registerBundle' | 'events';
 
 /** Per function, per table: the actions its code paths send. */
 export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, readonly DynamoAction[]>>>> = {
@@ -41,6 +41,8 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     triggers: ['PutItem', 'DeleteItem'],
     // XCom, pool counters, mapped-instance counts, callback claims, a failed try's custom XCom keys cleared.
     kv: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // outlet events (put, queued with a transaction), asset-triggered runs (queue read and consumed), ctx.triggeringAssetEvents.
+    assets: ['GetItem', 'PutItem', 'UpdateItem'],
   },
   // one shard: list and claim sensor rows, settle sensors and their downstream (a
   // downstream sensor registers its row), end a run whose last task was a sensor (its
@@ -52,11 +54,22 @@ export const TABLE_ACCESS: Readonly<Record<FunctionKey, Partial<Record<TableId, 
     triggers: ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'],
     kv: ['GetItem', 'UpdateItem'],
   },
+  // an event: kept under its keys (kv), the waits under them listed (byEvent index), each
+  // matching task resumed (annotate, then queued: with its run's slot counter when
+  // maxActiveTasks binds), and its wait's row deleted.
+  events: {
+    runs: ['GetItem', 'UpdateItem'],
+    tasks: ['GetItem', 'UpdateItem'],
+    triggers: ['DeleteItem', 'Query'],
+    kv: ['UpdateItem'],
+  },
   // the DAG registry: upsert, list, delete DAGs a new bundle no longer has (and their specs in kv).
   registerBundle: {
     dags: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Scan'],
     // specs, and the pools a bundle declares (definePool).
     kv: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // the asset registry and watcher index; the queues of removed DAGs and of assets a schedule dropped.
+    assets: ['Query', 'PutItem', 'DeleteItem', 'UpdateItem'],
   },
 };
 

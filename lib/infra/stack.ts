@@ -42,9 +42,12 @@ export class AirlessStack extends Stack {
     output('SchedulerRoleArn', a.schedules.targetRole.roleArn, 'Role EventBridge Scheduler uses to send to the ready queue');
     output('SchedulerDeadLetterQueueArn', a.readyQueue.schedulerDeadLetterQueue.queueArn, 'Undeliverable schedules (ARN)');
     output('WorkerLogGroupName', a.functions.logGroups.worker.logGroupName, 'Worker logs (airless logs)');
+    output('PokerLogGroupName', a.functions.logGroups.poker.logGroupName, 'Poker logs (airless logs of a sensor)');
+    output('TickLogGroupName', a.functions.logGroups.tick.logGroupName, 'Tick logs (airless logs: timeouts, lost workers)');
     output('Shards', String(props.airless?.shards ?? 8), 'Poker shards');
     output('WorkerTimeoutMs', String((props.airless?.workerTimeout?.toMilliseconds() ?? 300_000)), 'Worker function timeout');
     output('VariablesPrefix', props.airless?.variablesPrefix ?? '/airless/variables/', 'SSM Parameter Store prefix of variables (airless variables --stack)');
+    output('EventBusName', a.events.bus.eventBusName, 'Event bus your systems put events on for tasks waiting for them (ctx.defer({ event }), waitForEvent)');
     output('ConnectionsPrefix', props.airless?.connectionsPrefix ?? 'airless/connections/', 'Secrets Manager prefix of connections (airless connections --stack)');
   }
 }

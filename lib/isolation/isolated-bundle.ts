@@ -11,6 +11,7 @@ import { loadBundle } from '../build/load.js';
 import type { Manifest } from '../engine/index.js';
 import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import { TaskCodeError } from './errors.js';
+import { maskProcessOutput } from './output-mask.js';
 import { IsolationPool, type HostContext, type Reserved } from './pool.js';
 
 export interface IsolationOptions {
@@ -56,6 +57,8 @@ export async function closeIsolationPools(): Promise<void> {
  * await bundle.taskMethod('etl', 'extract', 'execute')?.(ctx); // runs in a thread
  */
 export async function loadIsolatedBundle(bundlePath: string, manifest?: Manifest, opts: IsolationOptions = {}): Promise<LoadedBundle> {
+  // Task code is about to run in this process: mask what it prints, as ctx.log masks (output-mask.ts).
+  maskProcessOutput();
   const base = await loadBundle(bundlePath, manifest);
   const mode = opts.mode ?? (process.env.AIRLESS_ISOLATION === 'none' ? 'none' : 'thread');
   if (mode === 'none') return base;
@@ -135,8 +138,9 @@ class IsolatedTask {
 }
 
 type TaskCtx = HostContext & {
-  dagId: string; runId: string; tryNumber: number; logicalDate: string; dataIntervalStart: string;
+  dagId: string; runId: string; mapIndex: number; tryNumber: number; logicalDate: string; dataIntervalStart: string;
   dataIntervalEnd: string; ds: string; params: Record<string, unknown>; conf: Record<string, unknown>; signal: AbortSignal;
+  triggeringAssetEvents?: Record<string, unknown>; outletUris?: readonly string[];
 };
 
 async function runTask(
@@ -145,7 +149,10 @@ async function runTask(
   const ctx = {
     dagId: c.dagId, runId: c.runId, taskId: c.taskId, tryNumber: c.tryNumber, logicalDate: c.logicalDate,
     dataIntervalStart: c.dataIntervalStart, dataIntervalEnd: c.dataIntervalEnd, ds: c.ds, params: c.params, conf: c.conf,
-    ...((c as { mapIndex?: number }).mapIndex !== undefined ? { mapIndex: (c as { mapIndex?: number }).mapIndex } : {}),
+    mapIndex: c.mapIndex,
+    // Assets (lib/engine/flow/asset-context.ts): the thread keeps its own outlet accessors and sends their extras back.
+    ...(c.outletUris?.length ? { outlets: c.outletUris } : {}),
+    ...(c.triggeringAssetEvents && Object.keys(c.triggeringAssetEvents).length ? { triggeringAssetEvents: c.triggeringAssetEvents } : {}),
   };
   try {
     return await pool.run({ t: 'run', dagId: at.dagId, taskId: at.taskId, method: at.method, ctx, arg }, c, c.signal, reserved);

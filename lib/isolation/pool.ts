@@ -7,6 +7,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { THREAD_SOURCE } from './thread-main.js';
 import { TaskCodeError } from './errors.js';
+import { MAX_VALUE_DEPTH, redact } from '../engine/index.js';
 
 /** The main-thread side of a task's context, which serves the thread's I/O. */
 export interface HostContext {
@@ -18,6 +19,8 @@ export interface HostContext {
   renderAsync?(template: string): Promise<string>;
   variables?: { get(key: string, opts?: { default?: unknown; deserializeJson?: boolean }): Promise<unknown> };
   connections?: { get(connId: string): Promise<unknown> };
+  /** Receives the extras the try set with `ctx.outletEvents(asset).extra` (sent with its result). */
+  setOutletExtras?(extras: Record<string, Record<string, unknown>>): void;
 }
 
 export interface PoolOptions {
@@ -101,7 +104,7 @@ class Thread {
     const bundleUrl = `${new URL(`file://${opts.bundlePath}`).href}?sha=${opts.sha}`;
     this.worker = new Worker(SOURCE, {
       eval: true,
-      workerData: { bundleUrl, syncPort: port2, syncFlag: this.flag },
+      workerData: { bundleUrl, syncPort: port2, syncFlag: this.flag, maxDepth: MAX_VALUE_DEPTH },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb },
     });
@@ -113,6 +116,12 @@ class Thread {
       this.end(new TaskCodeError(oom ? `the try ran out of memory (limit ${opts.memoryMb} MB per try)` : `${e.name}: ${e.message}`, e.stack));
     });
     this.worker.on('exit', (code) => this.end(new TaskCodeError(`the task ended its thread with process.exit(${code})`)));
+    // A message the thread posted that cannot be read here (structured clone's reader
+    // overflows on a value nested a few thousand levels deep): without this the try waited
+    // for ever, holding its slot. Its thread may be waiting on a reply: replace it.
+    this.worker.on('messageerror', (e: Error) => {
+      this.kill(new TaskCodeError(`the try's thread sent a message that could not be read (${e.name}: ${e.message}); values a task returns, pushes or logs may nest at most ${MAX_VALUE_DEPTH} levels`));
+    });
     // After the listeners: adding a 'message' listener refs the worker's message port again
     // (Node's setupPortReferencing), and a thread that was never lent out (a replacement for
     // a killed one, a warm one) then kept `airless run` alive: the flake of cli-exit.test.ts.
@@ -127,11 +136,15 @@ class Thread {
       settled(job);
       // Back in the pool before the try's caller resumes: the next try takes this warm thread.
       this.pool.release(this);
+      if (m.ok && m.outlets) job.host?.setOutletExtras?.(m.outlets);
       if (m.ok) job.resolve(m.value);
       else if (m.control) job.reject(m.control);
       else job.reject(m.error.name === 'XcomValueError' ? new TaskCodeError(m.error.message) : TaskCodeError.from(m.error));
     } else if (m.t === 'ready') {
       this.started();
+    } else if (m.t === 'out') {
+      // Masked here too: the pool may run where output-mask.ts is not installed.
+      (m.stream === 'stderr' ? process.stderr : process.stdout).write(redact(String(m.text)));
     } else if (m.t === 'log') {
       job?.host?.log[m.level as 'info' | 'warn' | 'error'](m.msg, m.fields);
     } else if (m.t === 'call') {
@@ -144,9 +157,17 @@ class Thread {
         : m.op === 'push' ? x.push(m.args[0], m.args[1])
         : m.op === 'var' ? (h.variables?.get(m.args[0], m.args[1]) ?? missing('variables'))
         : (h.connections?.get(m.args[0]) ?? missing('connections'));
+      const fail = (e: Error) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: false, error: { name: e.name, message: e.message } });
       op.then(
-        (value) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: true, value }),
-        (e: Error) => this.worker.postMessage({ t: 'reply', callId: m.callId, ok: false, error: { name: e.name, message: e.message } }),
+        (value) => {
+          // A value structured clone cannot write (nested a few thousand levels) fails the call, not the process.
+          try {
+            this.worker.postMessage({ t: 'reply', callId: m.callId, ok: true, value });
+          } catch (e) {
+            fail(new Error(`the value could not be sent to the task (${(e as Error).name}: ${(e as Error).message})`));
+          }
+        },
+        fail,
       );
     } else if (m.t === 'render') {
       // The thread blocks until the reply; the main thread may read variables meanwhile.
@@ -166,7 +187,7 @@ class Thread {
     } else if (m.t === 'crash' && job) {
       this.job = undefined;
       settled(job);
-      job.reject(TaskCodeError.from(m.error, `${m.what} in task code: `));
+      job.reject(TaskCodeError.from(m.error, m.what.endsWith(':') ? `${m.what} ` : `${m.what} in task code: `));
     }
   }
 
@@ -335,8 +356,17 @@ export class IsolationPool {
     if (signal) watch(signal, thread);
     message.id = id;
     return new Promise((resolve, reject) => {
-      thread.job = { id, host, resolve, reject, signal, thread };
-      thread.worker.postMessage(message);
+      const job: Job = { id, host, resolve, reject, signal, thread };
+      thread.job = job;
+      try {
+        thread.worker.postMessage(message);
+      } catch (e) {
+        // The try's input cannot be written (a value nested too deeply): fail it and give the thread back.
+        thread.job = undefined;
+        settled(job);
+        this.release(thread);
+        reject(new TaskCodeError(`the try's input could not be sent to its thread (${(e as Error).name}: ${(e as Error).message}); conf, params and XCom may nest at most ${MAX_VALUE_DEPTH} levels`));
+      }
     });
   }
 

@@ -18,6 +18,7 @@
  * - in: `{ t: 'run', id, dagId, taskId, method, ctx, arg }`, `{ t: 'poke', id, type, pc, env }`,
  *   `{ t: 'reply', callId, ok, value | error }`
  * - out: `{ t: 'ready' }` (bundle loaded), `{ t: 'call', id, callId, op, args }` (xcom pull/push, var, conn), `{ t: 'log', level, msg, fields }`,
+ *   `{ t: 'out', stream, text }` (what task code wrote to stdout or stderr),
  *   `{ t: 'render', template }` (synchronous: answered on the sync port),
  *   `{ t: 'done', id, ok, value | error | control }`, `{ t: 'crash', what, error }`.
  */
@@ -42,6 +43,22 @@ export const THREAD_SOURCE = String.raw`
   };
   process.on('uncaughtException', crash('uncaught exception'));
   process.on('unhandledRejection', crash('unhandled rejection'));
+  // A message from the main thread that cannot be read (a reply or a try's ctx nested too
+  // deeply for structured clone) would leave its try waiting for ever: fail it instead.
+  port.on('messageerror', crash('the try could not read a message from the main thread (a value nested too deeply?):'));
+
+  // What task code prints goes to the main thread on this port, ordered before its try's
+  // 'done' (Node's own stdout pipe is another channel: lines came after the end of a run or
+  // were lost at exit), where it is masked (output-mask.ts) and written.
+  const forward = (stream) => (chunk, encoding, cb) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    port.postMessage({ t: 'out', stream, text });
+    const done = typeof encoding === 'function' ? encoding : cb;
+    if (typeof done === 'function') process.nextTick(done);
+    return true;
+  };
+  process.stdout.write = forward('stdout');
+  process.stderr.write = forward('stderr');
 
   const BRAND = '__airless';
   const dags = new Map();
@@ -49,7 +66,9 @@ export const THREAD_SOURCE = String.raw`
   const loaded = globalThis.__airlessImport(data.bundleUrl).then(async (mod) => {
     for (const entry of mod.files ?? []) {
       const ns = await entry.load();
-      for (const v of Object.values(ns)) {
+      for (const raw of Object.values(ns)) {
+        // A Dag of Airflow's TypeScript SDK is read as Airless's DAG (the build checked it).
+        const v = raw && typeof raw[Symbol.for('airless.definition')] === 'function' ? raw[Symbol.for('airless.definition')]() : raw;
         if (v && v[BRAND] === 'dag') {
           if (!dags.has(v.spec.dagId)) dags.set(v.spec.dagId, v);
           for (const s of v.sensors ?? []) sensors.set(s.type, s);
@@ -63,12 +82,17 @@ export const THREAD_SOURCE = String.raw`
   const CLONEABLE = new Set([Object.prototype, null, Array.prototype, Date.prototype, Map.prototype, Set.prototype,
     RegExp.prototype, ArrayBuffer.prototype, DataView.prototype, BigInt.prototype, String.prototype, Number.prototype, Boolean.prototype]);
   const TYPED = Object.getPrototypeOf(Uint8Array.prototype);
+  // A value nested deeper than MAX_VALUE_DEPTH (rules/values.ts) is refused here too: the
+  // thread could post one a few thousand levels deep that the main thread cannot read back.
+  const maxDepth = data.maxDepth;
+  const shorten = (path) => (path.length > 120 ? path.slice(0, 60) + '…' + path.slice(-50) : path);
   const unclonable = (value) => {
     const seen = new Set();
-    const walk = (v, path) => {
+    const walk = (v, path, depth = 1) => {
       if (typeof v === 'function') return 'a function at ' + path;
       if (typeof v === 'symbol') return 'a symbol at ' + path;
       if (typeof v !== 'object' || v === null || seen.has(v)) return undefined;
+      if (depth > maxDepth) return 'a value nested more than ' + maxDepth + ' levels deep (at ' + shorten(path) + ')';
       seen.add(v);
       const proto = Object.getPrototypeOf(v);
       if (!CLONEABLE.has(proto) && Object.getPrototypeOf(proto) !== TYPED) {
@@ -77,7 +101,7 @@ export const THREAD_SOURCE = String.raw`
       if (v instanceof Map) {
         let i = 0;
         for (const [k, x] of v) {
-          const bad = walk(k, path + '.keys[' + i + ']') ?? walk(x, path + '.get(' + JSON.stringify(typeof k === 'string' ? k : i) + ')');
+          const bad = walk(k, path + '.keys[' + i + ']', depth + 1) ?? walk(x, path + '.get(' + JSON.stringify(typeof k === 'string' ? k : i) + ')', depth + 1);
           if (bad) return bad;
           i++;
         }
@@ -86,21 +110,21 @@ export const THREAD_SOURCE = String.raw`
       if (v instanceof Set) {
         let i = 0;
         for (const x of v) {
-          const bad = walk(x, path + '[' + i++ + ']');
+          const bad = walk(x, path + '[' + i++ + ']', depth + 1);
           if (bad) return bad;
         }
         return undefined;
       }
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) {
-          const bad = walk(v[i], path + '[' + i + ']');
+          const bad = walk(v[i], path + '[' + i + ']', depth + 1);
           if (bad) return bad;
         }
         return undefined;
       }
       if (proto !== Object.prototype && proto !== null) return undefined;
       for (const k of Object.keys(v)) {
-        const bad = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? path + '.' + k : path + '[' + JSON.stringify(k) + ']');
+        const bad = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? path + '.' + k : path + '[' + JSON.stringify(k) + ']', depth + 1);
         if (bad) return bad;
       }
       return undefined;
@@ -128,7 +152,22 @@ export const THREAD_SOURCE = String.raw`
       return call(this.id, 'push', key, value);
     }
   }
-  const post = (level, msg, fields) => port.postMessage({ t: 'log', level, msg: String(msg), fields });
+  // Log fields too deep for the main thread to read are left out of the line, not the try.
+  const tooDeep = (value) => {
+    const seen = new Set();
+    const stack = [[value, 1]];
+    while (stack.length) {
+      const [v, depth] = stack.pop();
+      if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+      if (depth > maxDepth) return true;
+      seen.add(v);
+      const items = v instanceof Map ? [...v].flat() : v instanceof Set ? [...v] : ArrayBuffer.isView(v) ? [] : Object.values(v);
+      for (const x of items) stack.push([x, depth + 1]);
+    }
+    return false;
+  };
+  const post = (level, msg, fields) => port.postMessage({ t: 'log', level, msg: String(msg),
+    fields: fields !== null && typeof fields === 'object' && tooDeep(fields) ? { fields: 'not shown: nested more than ' + maxDepth + ' levels deep' } : fields });
   class Log {
     info(msg, fields) { post('info', msg, fields); }
     warn(msg, fields) { post('warn', msg, fields); }
@@ -152,11 +191,21 @@ export const THREAD_SOURCE = String.raw`
       this.logicalDate = c.logicalDate; this.dataIntervalStart = c.dataIntervalStart; this.dataIntervalEnd = c.dataIntervalEnd;
       this.ds = c.ds; this.params = c.params; this.conf = c.conf;
       this.signal = NEVER;
-      if (c.mapIndex !== undefined) this.mapIndex = c.mapIndex;
+      this.mapIndex = typeof c.mapIndex === 'number' ? c.mapIndex : -1;
       this.xcom = new Xcom(id, c.taskId);
       this.log = LOG;
       this.variables = new Variables(id);
       this.connections = new Connections(id);
+      this.triggeringAssetEvents = c.triggeringAssetEvents || {};
+      this.outletUris = c.outlets || [];
+    }
+    // The extras of this try's outlet events, sent back with its result (see finish).
+    outletEvents(asset) {
+      const uri = typeof asset === 'string' ? asset : asset && asset.uri;
+      if (!this.outletUris.includes(uri)) throw new Error('outletEvents: ' + uri + ' is not an outlet of task ' + this.taskId + ' (its outlets: ' + (this.outletUris.join(', ') || 'none') + ')');
+      outlets = outlets || new Map();
+      if (!outlets.has(uri)) outlets.set(uri, { extra: {} });
+      return outlets.get(uri);
     }
     render(template) {
       Atomics.store(data.syncFlag, 0, 0);
@@ -171,19 +220,33 @@ export const THREAD_SOURCE = String.raw`
     fail(reason) { throw { [BRAND]: 'fail', reason: reason === undefined ? undefined : String(reason) }; }
   }
 
+  // The outlet accessors of the try in progress (one try per thread at a time).
+  let outlets;
+  const outletExtras = () => {
+    if (!outlets) return undefined;
+    const out = {};
+    for (const [uri, a] of outlets) out[uri] = a.extra;
+    outlets = undefined;
+    return out;
+  };
+
   // The result of a try. Primitives need no check and no extra object.
   const finish = (id, what, value) => {
     current = undefined;
+    const extras = outletExtras();
     const bad = typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol' ? unclonable(value) : undefined;
     if (bad) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: what + ' cannot be stored: ' + bad } });
+    const badExtra = extras ? unclonable(extras) : undefined;
+    if (badExtra) return port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: 'the outlet events\' extra cannot be stored: ' + badExtra } });
     try {
-      port.postMessage({ t: 'done', id, ok: true, value });
+      port.postMessage(extras ? { t: 'done', id, ok: true, value, outlets: extras } : { t: 'done', id, ok: true, value });
     } catch (e) {
       port.postMessage({ t: 'done', id, ok: false, error: { name: 'XcomValueError', message: what + ' cannot be stored: ' + e.message } });
     }
   };
   const failWith = (id, e) => {
     current = undefined;
+    outlets = undefined;
     if (e && typeof e === 'object' && typeof e[BRAND] === 'string') {
       const bad = unclonable(e);
       if (!bad) return port.postMessage({ t: 'done', id, ok: false, control: e });

@@ -35,3 +35,43 @@ const realNowFn = Date.now.bind(Date);
 function realNow(): number {
   return realNowFn();
 }
+
+/** How long a scenario may wait for something. */
+export interface WaitBounds {
+  /**
+   * Rehearsal (virtual) time that may pass first, the real bound: what the stack does is
+   * timed in virtual time (schedules, delays, leases), and the warp moves it on only when
+   * nothing is in flight, so a slow machine takes longer in real time but not in virtual.
+   */
+  virtualMs: number;
+  /** A backstop in real time, for a rehearsal where nothing moves at all. @default 600_000 */
+  wallMs?: number;
+}
+
+/**
+ * Resolves when `done()` holds; rejects when `bounds.virtualMs` of rehearsal time have
+ * passed first (a stuck system: the warp keeps moving time on through its ticks), or,
+ * only as a backstop, `bounds.wallMs` of real time.
+ *
+ * @example
+ * await waitOnClock(r.clock, async () => (await store.getRun(dagId, runId))?.state === 'success', 'the run to end', { virtualMs: 30 * 60_000 });
+ */
+export async function waitOnClock(
+  clock: { now(): number }, done: () => Promise<boolean> | boolean, what: string, bounds: WaitBounds,
+): Promise<void> {
+  const fromVirtual = clock.now();
+  const fromReal = realNow();
+  const wallMs = bounds.wallMs ?? 600_000;
+  while (!(await done())) {
+    const passed = clock.now() - fromVirtual;
+    if (passed > bounds.virtualMs) {
+      throw new Error(`timed out waiting for ${what}: ${minutes(passed)} of rehearsal time passed (bound ${minutes(bounds.virtualMs)}; virtual time ${new Date(clock.now()).toISOString()})`);
+    }
+    if (realNow() - fromReal > wallMs) {
+      throw new Error(`timed out waiting for ${what}: nothing came in ${Math.round(wallMs / 1000)} s of real time, while ${minutes(passed)} of rehearsal time passed (virtual time ${new Date(clock.now()).toISOString()})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;

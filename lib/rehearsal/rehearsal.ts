@@ -5,11 +5,9 @@
  * against the caller's role; the event source mapping, S3 notification and schedules
  * fired as declared, on a clock that `timeWarp` jumps when nothing is in flight.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
 import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
 import { AirlessError } from '../engine/index.js';
 import { RehearsalClock } from './clock.js';
@@ -24,15 +22,25 @@ import { startServers, type LocalServers } from './servers.js';
 import { StackTemplate } from './template.js';
 import { AsyncInvoker, headWhenStored, matchesNotification, s3Event, sendDeadLetter, SqsPoller, throttled, type BucketNotification } from './triggers.js';
 import { buildFunctions } from './functions.js';
+import { packageInfo } from '../cli/package-info.js';
+import { airlessStack, synth, type SynthOptions } from './cdk-app.js';
+import { wireEventsAndJobs } from './eventbridge.js';
 
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { synth } from './cdk-app.js';
 
-export interface RehearsalOptions {
+/**
+ * The root of the Airless package (the repository, or `node_modules/airless` when
+ * installed): the scenarios' DAG folders (`examples/dags`, `lib/rehearsal/scenarios/dags`)
+ * are found here, and the package ships them.
+ */
+export const PROJECT_ROOT = `${packageInfo().root}/`;
+
+export interface RehearsalOptions extends SynthOptions {
   /** Folder for state: logs, s3rver data, container tmp dirs, synthesized template. */
   stateDir: string;
   /** Reuse this `cdk.out` instead of synthesizing. */
   cdkOut?: string;
-  /** @default 'Airless' */
+  /** The stack to rehearse (stack name or construct path). @default the app's one Airless stack */
   stackName?: string;
   /** Jump the clock to the next due event when nothing is in flight. */
   timeWarp?: boolean;
@@ -89,8 +97,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
   rmSync(join(stateDir, 's3'), { recursive: true, force: true });
   rmSync(join(stateDir, 'tmp'), { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
-  const cdkOut = o.cdkOut ? resolve(o.cdkOut) : await synth(join(stateDir, 'cdk.out'));
-  const template = StackTemplate.fromCdkOut(cdkOut, o.stackName ?? 'Airless');
+  const cdkOut = o.cdkOut ? resolve(o.cdkOut) : await synth(join(stateDir, 'cdk.out'), {}, o);
+  const template = airlessStack(cdkOut, o.stackName);
   const clock = new RehearsalClock(o.startAt);
   const errors: string[] = [];
   const onError = (e: unknown) => void errors.push(String((e as Error)?.message ?? e));
@@ -115,7 +123,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
 
     const logs = new LogSink(join(stateDir, 'logs'), clock, o.onLogLine);
     const codeRoot = prepareCodeRoot(stateDir);
-    const specs = buildFunctions(template, { cdkOut, codeRoot, gatewayUrl: gateway.url, principals: roles.principals });
+    const specs = buildFunctions(template, { cdkOut: template.assetDir, codeRoot, gatewayUrl: gateway.url, principals: roles.principals });
     const functions = new Map<string, RehearsalFunction>();
     for (const spec of specs) {
       functions.set(spec.logicalId, new RehearsalFunction(spec, { clock, tmpRoot: join(stateDir, 'tmp'), onLogLine: (fn, line) => logs.write(fn, line), maxContainers: o.maxContainers ?? 2 }));
@@ -136,6 +144,8 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
     let deliveries = 0;
     const refused = new Map<string, number>();
     gateway.scheduler.setDeadLetterSink((d) => sendDeadLetter(direct.sqs, resources, d));
+    // EventBridge rules and buses, S3's EventBridge notifications, Lambda destinations, simulated jobs.
+    const events = wireEventsAndJobs({ template, gateway, functions, asyncInvoker, direct, resources, resourcePolicies: roles.resourcePolicies, refused, clock: () => clock.now(), onError });
     fire = async (f) => {
       deliveries++;
       try {
@@ -228,7 +238,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       }
     }
 
-    const idle = () => [...functions.values()].every((f) => f.inFlight === 0) && pollers.every((p) => p.idle && p.inFlight === 0)
+    const idle = () => [...functions.values()].every((f) => f.inFlight === 0) && pollers.every((p) => p.idle && p.inFlight === 0) && events.idle()
       && asyncInvoker.pending === 0 && pendingNotifications === 0 && deliveries === 0 && decisionCursor === gateway.decisions.length;
     let idleSince = 0;
     let stepping = false;
@@ -238,6 +248,7 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
       try {
         scanPuts();
         await gateway.scheduler.runDue(clock.now());
+        await events.step(clock.now());
         asyncInvoker.pump();
         if (!o.timeWarp) return;
         if (!idle()) {
@@ -246,7 +257,9 @@ export async function startRehearsal(o: RehearsalOptions): Promise<Rehearsal> {
         }
         if (idleSince === 0) idleSince = performance.now();
         if (performance.now() - idleSince < 60) return;
-        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry()]
+        // On a loaded machine a poller may not have looked since a message became visible.
+        if (!pollers.every((p) => p.emptyAt >= idleSince)) return;
+        const candidates = [await servers.sqsNextDue(), asyncInvoker.nextDue(), nextScheduleFire(gateway.scheduler.listSchedules(), clock.now()), gateway.scheduler.nextRetry(), events.nextDue()]
           .filter((x): x is number => x !== null && x !== undefined);
         if (candidates.length === 0) return;
         clock.jumpTo(Math.max(Math.min(...candidates), clock.now() + 1));
@@ -308,30 +321,35 @@ function withTimeout(p: Promise<unknown>, ms: number): Promise<unknown> {
   return Promise.race([p, new Promise((resolve) => { t = setTimeout(resolve, ms); t.unref(); })]).finally(() => clearTimeout(t));
 }
 
-/** `cdk synth` into `out` (about 10 s); the app is bin/app.ts of this project. */
-export async function synth(out: string, context: Record<string, string> = {}): Promise<string> {
-  const cdk = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
-  try {
-    await promisify(execFile)(cdk, ['synth', '--quiet', '--output', out, ...Object.entries(context).flatMap(([k, v]) => ['--context', `${k}=${v}`])], {
-      cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: '1' },
-    });
-  } catch (cause) {
-    throw new AirlessError(`cdk synth failed: ${String((cause as { stderr?: string }).stderr ?? cause).trim().split('\n').slice(-3).join(' ')}`, { cause });
-  }
-  return out;
-}
-
 /**
- * Containers import their asset from here; `node_modules/@aws-sdk` links to this
- * project's copy, as Lambda's Node runtime provides the SDK v3 and nothing else.
+ * Containers import their asset from here; `node_modules/@aws-sdk` links to the SDK
+ * Airless itself resolves (in the repository its own, installed wherever npm put it,
+ * usually the project's hoisted copy), as Lambda's Node runtime provides the SDK v3 and
+ * nothing else.
  */
 function prepareCodeRoot(stateDir: string): string {
   const root = join(stateDir, 'code');
   rmSync(root, { recursive: true, force: true });
   mkdirSync(join(root, 'node_modules'), { recursive: true });
-  const sdk = join(PROJECT_ROOT, 'node_modules', '@aws-sdk');
-  if (existsSync(sdk)) symlinkSync(sdk, join(root, 'node_modules', '@aws-sdk'), 'dir');
+  const sdk = awsSdkScope();
+  if (sdk) symlinkSync(sdk, join(root, 'node_modules', '@aws-sdk'), 'dir');
   return root;
+}
+
+/** The `node_modules/@aws-sdk` folder that holds the SDK clients Airless depends on. */
+function awsSdkScope(): string | undefined {
+  let dir: string;
+  try {
+    dir = dirname(createRequire(import.meta.url).resolve('@aws-sdk/client-dynamodb'));
+  } catch {
+    return undefined;
+  }
+  while (basename(dir) !== '@aws-sdk') {
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+  return dir;
 }
 
 export function copyAsset(from: string, to: string): void {

@@ -3,19 +3,13 @@
  * engine, local/dynamodb-local.ts), local-aws-sqs (in a worker thread on the virtual
  * clock, see sqs-thread.mjs) and s3rver, each on a free port of 127.0.0.1.
  */
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../runtime/dynamodb-local.js';
 import { AirlessError } from '../engine/index.js';
 import type { RehearsalClock } from './clock.js';
 import { ACCOUNT_ID, REGION } from './template.js';
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-type S3rverCtor = new (opts: Record<string, unknown>) => S3rverInstance;
+import { startS3rver } from './s3rver.js';
 
 export interface LocalServers {
   dynamodb: string;
@@ -41,15 +35,12 @@ export async function startServers(o: { clock: RehearsalClock; dir: string; dyna
     }
     const sqs = await startSqsThread(o.clock);
     stops.push(sqs.stop);
-    const name: string = 's3rver'; // untyped CommonJS package
-    const { default: S3rver } = (await import(name)) as { default: S3rverCtor };
-    const s3rver = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(o.dir, 's3') });
-    const s3Port = (await s3rver.run()).port;
-    stops.push(() => s3rver.close());
+    const s3 = await startS3rver({ directory: join(o.dir, 's3') });
+    stops.push(() => s3.close());
     return {
       dynamodb,
       sqs: sqs.url,
-      s3: `http://127.0.0.1:${s3Port}`,
+      s3: s3.endpoint,
       sqsNextDue: sqs.nextDue,
       stop: async () => {
         for (const stop of stops.reverse()) await stop().catch(() => {});

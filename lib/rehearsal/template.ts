@@ -83,6 +83,13 @@ export class StackTemplate {
         return `${this.ctx.queueEndpoint}/${ACCOUNT_ID}/${name}`;
       case 'AWS::SNS::Topic':
         return `arn:aws:sns:${REGION}:${ACCOUNT_ID}:${name}`;
+      // Resources whose Ref is their ARN (jobs and their queues).
+      case 'AWS::ECS::TaskDefinition':
+      case 'AWS::Batch::JobQueue':
+      case 'AWS::Batch::JobDefinition':
+      case 'AWS::Batch::ComputeEnvironment':
+      case 'AWS::StepFunctions::StateMachine':
+        return this.getAtt(logicalId, 'Arn');
       default:
         return name;
     }
@@ -114,6 +121,26 @@ export class StackTemplate {
         return named('Name') ?? generated;
       case 'AWS::KMS::Key':
         return `key-${logicalId.toLowerCase()}`;
+      case 'AWS::Events::EventBus':
+      case 'AWS::Events::Rule':
+      case 'AWS::Glue::Job':
+      case 'AWS::Athena::WorkGroup':
+        return named('Name') ?? generated.slice(0, 64);
+      case 'AWS::ECS::Cluster':
+        return named('ClusterName') ?? generated;
+      case 'AWS::ECS::TaskDefinition':
+        return named('Family') ?? `${this.stackName}${logicalId}`;
+      case 'AWS::Batch::JobQueue':
+        return named('JobQueueName') ?? generated;
+      case 'AWS::Batch::JobDefinition':
+        return named('JobDefinitionName') ?? generated;
+      case 'AWS::Batch::ComputeEnvironment':
+        return named('ComputeEnvironmentName') ?? generated;
+      case 'AWS::StepFunctions::StateMachine':
+        return named('StateMachineName') ?? generated.slice(0, 80);
+      // Ref of an EMR Serverless application is its id: lowercase letters and digits.
+      case 'AWS::EMRServerless::Application':
+        return `00${logicalId.toLowerCase().replace(/[^0-9a-z]/g, '')}`.slice(0, 16);
       default:
         return generated;
     }
@@ -144,6 +171,25 @@ export class StackTemplate {
       case 'AWS::Scheduler::ScheduleGroup.Arn': return arn('scheduler', `schedule-group/${name}`);
       case 'AWS::Scheduler::Schedule.Arn': return arn('scheduler', `schedule/${String(this.resolve(r.Properties?.GroupName ?? 'default'))}/${name}`);
       case 'AWS::CloudWatch::Alarm.Arn': return arn('cloudwatch', `alarm:${name}`);
+      case 'AWS::Events::EventBus.Arn': return arn('events', `event-bus/${name}`);
+      case 'AWS::Events::EventBus.Name': return name;
+      case 'AWS::Events::Rule.Arn': {
+        const bus = r.Properties?.EventBusName === undefined ? 'default' : String(this.resolve(r.Properties.EventBusName)).replace(/^.*event-bus\//, '');
+        return arn('events', `rule/${bus === 'default' ? '' : `${bus}/`}${name}`);
+      }
+      case 'AWS::ECS::Cluster.Arn': return arn('ecs', `cluster/${name}`);
+      case 'AWS::ECS::TaskDefinition.Arn':
+      case 'AWS::ECS::TaskDefinition.TaskDefinitionArn': return arn('ecs', `task-definition/${name}:1`);
+      case 'AWS::Batch::JobQueue.Arn':
+      case 'AWS::Batch::JobQueue.JobQueueArn': return arn('batch', `job-queue/${name}`);
+      case 'AWS::Batch::JobDefinition.Arn': return arn('batch', `job-definition/${name}:1`);
+      case 'AWS::Batch::ComputeEnvironment.Arn':
+      case 'AWS::Batch::ComputeEnvironment.ComputeEnvironmentArn': return arn('batch', `compute-environment/${name}`);
+      case 'AWS::StepFunctions::StateMachine.Arn': return arn('states', `stateMachine:${name}`);
+      case 'AWS::StepFunctions::StateMachine.Name': return name;
+      case 'AWS::Athena::WorkGroup.Arn': return arn('athena', `workgroup/${name}`);
+      case 'AWS::EMRServerless::Application.Arn': return arn('emr-serverless', `/applications/${name}`);
+      case 'AWS::EMRServerless::Application.ApplicationId': return name;
       default:
         throw new InvalidInputError(`cannot resolve Fn::GetAtt ${logicalId}.${attr} (${r.Type})`);
     }

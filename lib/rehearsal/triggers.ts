@@ -5,12 +5,13 @@
  * S3 bucket notifications (prefix/suffix filters) detected from the gateway's recorded,
  * allowed `s3:PutObject` decisions and confirmed with HeadObject on s3rver.
  */
+import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { AirlessError } from '../engine/index.js';
 import type { DeadLetter } from './gateway/index.js';
 import type { RehearsalClock } from './clock.js';
-import type { RehearsalFunction } from './lambda.js';
+import type { InvokeResult, RehearsalFunction } from './lambda.js';
 import { REGION } from './template.js';
 
 export interface EventSourceMappingSpec {
@@ -28,6 +29,12 @@ export class SqsPoller {
   inFlight = 0;
   /** Set while the last receive came back empty and nothing is running. */
   idle = false;
+  /**
+   * When (performance.now()) the last receive that came back empty was sent: the queue was
+   * empty after that moment. The warp jumps only after every poller looked again since the
+   * stack went idle, so a message a jump (or a last send) made visible is never jumped over.
+   */
+  emptyAt = 0;
   batches = 0;
   private stopped = false;
   private loop?: Promise<void>;
@@ -50,6 +57,7 @@ export class SqsPoller {
         continue;
       }
       let messages;
+      const sentAt = performance.now();
       try {
         const res = await this.sqs.send(new ReceiveMessageCommand({
           QueueUrl: this.m.localQueueUrl, MaxNumberOfMessages: Math.min(10, this.m.batchSize), WaitTimeSeconds: 0,
@@ -63,6 +71,7 @@ export class SqsPoller {
       }
       if (messages.length === 0) {
         this.idle = this.inFlight === 0;
+        this.emptyAt = sentAt;
         await pause(25);
         continue;
       }
@@ -104,14 +113,23 @@ export class SqsPoller {
 
 /** Asynchronous (Event) invocations with the function's retries, 1 and 2 minutes apart as AWS spaces them. */
 export class AsyncInvoker {
-  private readonly due: { at: number; fn: RehearsalFunction; event: unknown; attempt: number }[] = [];
+  private readonly due: { at: number; fn: RehearsalFunction; event: unknown; attempt: number; requestId: string; onDone?: (r: InvokeResult) => void }[] = [];
   running = 0;
   failures: { function: string; error: string }[] = [];
+  /**
+   * Called once per enqueued event when it is done: succeeded, or failed its last retry
+   * (`attempts` counts every try). The Lambda service's destinations hang here.
+   */
+  onFinish?: (fn: RehearsalFunction, event: unknown, r: InvokeResult, attempts: number, requestId: string) => void;
 
   constructor(private readonly clock: RehearsalClock) {}
 
-  enqueue(fn: RehearsalFunction, event: unknown): void {
-    this.due.push({ at: this.clock.now(), fn, event, attempt: 0 });
+  /**
+   * Queues an asynchronous invocation; `onDone` is called with its final outcome. `requestId`
+   * is the id the Lambda service answered the Invoke with (its destinations' records carry it).
+   */
+  enqueue(fn: RehearsalFunction, event: unknown, o: { onDone?: (r: InvokeResult) => void; requestId?: string } = {}): void {
+    this.due.push({ at: this.clock.now(), fn, event, attempt: 0, requestId: o.requestId ?? randomUUID(), ...(o.onDone ? { onDone: o.onDone } : {}) });
   }
 
   /** The next retry time, or null. */
@@ -133,9 +151,13 @@ export class AsyncInvoker {
       this.due.splice(i, 1);
       this.running++;
       void d.fn.invoke(d.event).then((r) => {
-        if (!r.ok) {
-          if (d.attempt < d.fn.spec.asyncRetries) this.due.push({ ...d, at: this.clock.now() + 60_000 * (d.attempt + 1), attempt: d.attempt + 1 });
-          else this.failures.push({ function: d.fn.spec.logicalId, error: `${r.error?.errorType}: ${r.error?.errorMessage}` });
+        if (!r.ok && d.attempt < d.fn.spec.asyncRetries) return void this.due.push({ ...d, at: this.clock.now() + 60_000 * (d.attempt + 1), attempt: d.attempt + 1 });
+        if (!r.ok) this.failures.push({ function: d.fn.spec.logicalId, error: `${r.error?.errorType}: ${r.error?.errorMessage}` });
+        try {
+          this.onFinish?.(d.fn, d.event, r, d.attempt + 1, d.requestId);
+          d.onDone?.(r);
+        } catch (e) {
+          this.failures.push({ function: d.fn.spec.logicalId, error: `after the invocation: ${(e as Error).message}` });
         }
       }).finally(() => this.running--);
     }

@@ -120,7 +120,9 @@ export async function startDynamoDbLocal(opts: { port?: number; readyTimeoutMs?:
       String(port),
       '-disableTelemetry',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // DynamoDB Local writes dynamodb-local-metadata.json into its working directory (even
+    // with -inMemory -disableTelemetry): keep it in the jar's folder, not the user's project.
+    { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
   );
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-2000)));

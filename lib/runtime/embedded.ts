@@ -35,6 +35,7 @@ import { threadsStarting, triesInGrace } from '../isolation/pool.js';
 import { LocalSecrets } from '../adapters/secrets-local.js';
 import type { Notifier, SecretsSource } from '../engine/index.js';
 import { AwsNotifier } from '../adapters/callbacks-notify.js';
+import { handleEvent, nextJobCheckAt, type AwsEvent, type EventReport, type JobDrivers } from '../engine/index.js';
 
 export interface RuntimeOptions {
   bundles: BundleSource;
@@ -58,6 +59,8 @@ export interface RuntimeOptions {
   secrets?: SecretsSource;
   /** Sends notify.sns / notify.webhook callbacks; default: AwsNotifier (fetch, and SNS with the default credentials). */
   notifier?: Notifier;
+  /** The operators' job services (lib/operators: AWS drivers, or mocks); absent: operator tasks fail saying so. */
+  jobs?: JobDrivers;
 }
 
 export type RunOutcome = 'done' | 'stalled' | 'stopped';
@@ -79,6 +82,8 @@ export class EmbeddedRuntime {
   private wake?: () => void;
   private schedules: boolean;
   private realNow: () => number;
+  /** EventBridge events due for the events path, by time (mock jobs' end events). */
+  private events: { at: number; event: AwsEvent }[] = [];
 
   constructor(opts: RuntimeOptions) {
     this.clock = opts.clock ?? new SystemClock();
@@ -105,7 +110,20 @@ export class EmbeddedRuntime {
       workerId: opts.workerId ?? 'local',
       secrets: opts.secrets ?? new LocalSecrets(),
       notifier: opts.notifier ?? new AwsNotifier(),
+      jobs: opts.jobs,
     };
+  }
+
+  /** Delivers an EventBridge event to the events path now, as a rule's target would. */
+  putEvent(event: unknown): Promise<EventReport> {
+    return handleEvent(this.ports, event);
+  }
+
+  /** Delivers an EventBridge event at `at` on the runtime's clock (a simulated job's end). */
+  scheduleEvent(event: AwsEvent, at: number): void {
+    this.events.push({ at, event });
+    this.events.sort((a, b) => a.at - b.at);
+    this.wake?.();
   }
 
   get virtual(): boolean {
@@ -212,7 +230,7 @@ export class EmbeddedRuntime {
       // through idle hours. Timers and delayed messages wake the runtime by themselves.
       const [first] = await this.ports.store.listDueTasks(Number.MAX_SAFE_INTEGER, 1);
       const wake = Math.min(first?.dueAt ?? Infinity, ...Object.values(report.nextTicks), ...pokes.map((r) => r.nextPokeAt ?? Infinity),
-        await this.nextRecoveryAt());
+        await this.nextRecoveryAt(), (await nextJobCheckAt(this.ports)) ?? Infinity);
       this.nextTickAt = Math.max(this.nextTickAt, wake);
     }
   }
@@ -238,21 +256,36 @@ export class EmbeddedRuntime {
   }
 
   private nextEventAt(): number {
-    const candidates = [this.queue.nextVisibleAt(), this.timer.nextAt(), this.nextTickAt];
+    const candidates = [this.queue.nextVisibleAt(), this.timer.nextAt(), this.nextTickAt, this.events[0]?.at];
     if (this.clock instanceof VirtualClock) candidates.push(this.clock.nextWakeAt());
     return Math.min(...candidates.filter((x): x is number => x !== undefined));
   }
 
   private async pump(): Promise<boolean> {
-    const delivered = await this.timer.deliverDue();
+    const delivered = (await this.timer.deliverDue()) + this.deliverEvents();
     const free = this.concurrency - this.inflight.size;
-    if (free <= 0) return false;
+    if (free <= 0) return delivered > 0;
     const deliveries = await this.queue.receive(free, 15 * 60_000);
     for (const d of deliveries) {
       const job = this.handle(d).finally(() => this.inflight.delete(job));
       this.inflight.add(job);
     }
     return deliveries.length > 0 || delivered > 0;
+  }
+
+  /** Hands the due events to the events path, each as its own in-flight work (a Lambda invocation on AWS). */
+  private deliverEvents(): number {
+    let n = 0;
+    while (this.events.length > 0 && this.events[0].at <= this.clock.now()) {
+      const { event } = this.events.shift()!;
+      const job = this.putEvent(event).then(
+        () => undefined,
+        (err) => this.ports.log.error('event delivery failed', { error: String((err as Error)?.stack ?? err) }),
+      ).finally(() => this.inflight.delete(job));
+      this.inflight.add(job);
+      n++;
+    }
+    return n;
   }
 
   private async handle(d: Delivery): Promise<void> {

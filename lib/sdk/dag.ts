@@ -12,8 +12,12 @@ import { dagWidth } from './width.js';
 import { applyPriorityWeights, limitOptions, type OwnWeight } from './pools.js';
 import { declareGroup, TaskGroupHandle } from './groups.js';
 import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
-import { applyExpand } from './mapping.js';
+import { callTask, expandTask, type ExpandMode } from './taskflow.js';
+import { wrapBody } from './taskflow-run.js';
+import { nodeTasks, outputDraft, outputNode } from './outputs.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
+import { assetScheduleSpec, assetSpecOf, isAssetDefinition, isAssetSchedule, type AssetDefinition } from './assets.js';
+import { isOperatorBody, operatorTask } from './operators.js';
 import type {
   BranchFn,
   DagBuilder,
@@ -28,6 +32,7 @@ import type {
   SensorDeclaration,
   SensorDefinition,
   SensorOptions,
+  ShortCircuitOptions,
   TaskFn,
   TaskGroup,
   TaskHandle,
@@ -53,6 +58,8 @@ export class DagDraft {
   readonly sensors = new Set<SensorDefinition<any>>();
   readonly pools = new Set<PoolDefinition>();
   readonly weights = new Map<string, OwnWeight>();
+  /** Assets the DAG names (schedule, outlets, inlets), by URI. */
+  readonly assets = new Map<string, AssetDefinition>();
   open = true;
   constructor(readonly dagId: string, readonly defaults: TaskOptions) {}
 
@@ -94,11 +101,39 @@ export class DagDraft {
     this.weights.set(taskId, limits.own);
     if (o.dependsOnPast !== undefined && typeof o.dependsOnPast !== 'boolean') this.fail(`dependsOnPast must be a boolean, got ${JSON.stringify(o.dependsOnPast)}`, taskId);
     if (o.dependsOnPast) spec.dependsOnPast = true;
+    for (const field of ['outlets', 'inlets'] as const) {
+      const list = o[field];
+      if (list === undefined) continue;
+      if (kind === 'sensor' && field === 'outlets') this.fail('a sensor cannot have outlets (a batched sensor ends in the poker, which emits no asset events)', taskId);
+      if (!Array.isArray(list)) this.fail(`${field} must be a list of assets from asset(), got ${describe(list)}`, taskId);
+      spec[field] = list.map((a) => this.useAsset(a, field, taskId));
+    }
     const cb = collectCallbacks(o as Record<string, unknown>, TASK_CALLBACK_OPTIONS, { dagId: this.dagId, taskId });
     if (cb.events.length) spec.callbacks = cb.events;
     if (cb.notify.length) spec.notify = cb.notify;
-    this.tasks.set(taskId, { spec, methods: { ...methods, ...cb.methods } });
-    return new Handle(this, taskId, kind);
+    // The body gets its typed inputs through the TaskFlow wrapper (taskflow-run.ts); resume methods are as written.
+    const body: Record<string, TaskMethodFn> = methods.execute ? { execute: wrapBody(this, taskId, methods.execute) } : {};
+    this.tasks.set(taskId, { spec, methods: { ...methods, ...body, ...cb.methods } });
+    return newHandle(this, taskId, kind);
+  }
+
+  /** `from` upstream of the link ends of `targets`; returns the one target, or a group of them (as `a.before(b, c)`). */
+  linkBefore(from: readonly string[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
+    this.link(from, this.ids(targets));
+    if (targets.length === 1 && !Array.isArray(targets[0])) return targets[0] as Linkable;
+    return new Group(this, targets.flat());
+  }
+
+  /** Records an asset the DAG names; the same URI must mean the same asset everywhere in it. */
+  useAsset(a: unknown, where: string, taskId?: string): string {
+    if (!isAssetDefinition(a)) return this.fail(`${where} must list assets from asset(), got ${describe(a)}`, taskId);
+    if (a.problem) this.fail(a.problem, taskId);
+    const seen = this.assets.get(a.uri);
+    if (seen && seen !== a && JSON.stringify(assetSpecOf(seen)) !== JSON.stringify(assetSpecOf(a))) {
+      this.fail(`asset ${a.uri} is declared twice with different settings (name, group, extra or watchers): declare it once and share it`, taskId);
+    }
+    if (!seen) this.assets.set(a.uri, a);
+    return a.uri;
   }
 
   link(from: readonly string[], to: readonly string[]): void {
@@ -117,6 +152,8 @@ export class DagDraft {
       if (t instanceof Handle) {
         if (t.draft !== this) this.fail(`task "${t.taskId}" belongs to dag "${t.dagId}", not to this DAG`, t.taskId);
         out.push(t.taskId);
+      } else if (outputNode(t)) {
+        out.push(...nodeTasks(outputNode(t, this)!));
       } else if (t instanceof Group) {
         out.push(...this.ids(t.members, way));
       } else if (t instanceof TaskGroupHandle && t.draft === this) {
@@ -137,10 +174,14 @@ function describe(v: unknown): string {
   return typeof v === 'string' ? `"${v}" (a string; link the handle that task() returned)` : String(v);
 }
 
-// Classes (not object literals) so that `instanceof` tells our handles apart, and so that
+// A class (not object literals) so that `instanceof` tells our handles apart, and so that
 // nothing named `then` can sneak in: a thenable handle would be swallowed by `await`.
+// A handle is also callable (typed TaskFlow: `double({ n })`): a function whose prototype is
+// Handle's, made by newHandle.
 class Handle implements TaskHandle {
-  constructor(readonly draft: DagDraft, readonly taskId: string, readonly kind: TaskKind) {}
+  declare readonly draft: DagDraft;
+  declare readonly taskId: string;
+  declare readonly kind: TaskKind;
   get dagId(): string {
     return this.draft.dagId;
   }
@@ -151,20 +192,47 @@ class Handle implements TaskHandle {
     this.draft.link(this.draft.ids(sources, 'from'), [this.taskId]);
     return this;
   }
-  asSetup(): TaskHandle {
+  asSetup(): this {
     markSetup(this.draft, this.taskId);
     return this;
   }
-  asTeardown(options: TeardownOptions): TaskHandle {
+  asTeardown(options: TeardownOptions): this {
     markTeardown(this.draft, this.taskId, options);
     return this;
   }
-  expand(source: ExpandArg): TaskHandle {
+  expand(source: ExpandArg): any {
+    return this.mapOver(source, { kind: 'expand' });
+  }
+  expandKwargs(source: unknown): any {
+    return this.mapOver(source, { kind: 'kwargs' });
+  }
+  /** Airflow's `partial`: fixed inputs, then `expand` or `expandKwargs` the rest. */
+  partial(fixed: Record<string, unknown>): { expand(s: unknown): any; expandKwargs(s: unknown): any } {
+    if (fixed === null || typeof fixed !== 'object' || Array.isArray(fixed)) this.draft.fail('partial() takes an object of fixed inputs', this.taskId);
+    return {
+      expand: (s: unknown) => this.mapOver(s, { kind: 'expand', fixed }),
+      expandKwargs: (s: unknown) => this.mapOver(s, { kind: 'kwargs', fixed }),
+    };
+  }
+  private mapOver(source: unknown, mode: ExpandMode): any {
     if (!this.draft.open) this.draft.fail(`expand() on "${this.taskId}" called after dag() returned`, this.taskId);
     const handleId = (v: unknown) => (v instanceof Handle && v.draft === this.draft ? v.taskId : undefined);
-    applyExpand(this.draft, this.draft.tasks.get(this.taskId)!.spec, this.taskId, source, handleId);
-    return this;
+    return expandTask(this.draft, this.taskId, source, mode, handleId);
   }
+}
+
+function newHandle(draft: DagDraft, taskId: string, kind: TaskKind): TaskHandle {
+  const call = function (...inputs: unknown[]): unknown {
+    return callTask(draft, taskId, inputs);
+  };
+  Object.setPrototypeOf(call, Handle.prototype);
+  Object.defineProperties(call, {
+    name: { value: taskId },
+    draft: { value: draft },
+    taskId: { value: taskId, enumerable: true },
+    kind: { value: kind, enumerable: true },
+  });
+  return call as unknown as Handle;
 }
 
 class Group implements TaskGroup {
@@ -182,28 +250,7 @@ class Group implements TaskGroup {
 }
 
 export function linkBefore(draft: DagDraft, from: readonly Linkable[], targets: ReadonlyArray<Linkable | readonly Linkable[]>): Linkable {
-  draft.link(draft.ids(from, 'from'), draft.ids(targets));
-  const flat = targets.flat();
-  if (targets.length === 1 && !Array.isArray(targets[0])) return targets[0] as Linkable;
-  return new Group(draft, flat);
-}
-
-/**
- * Links its arguments in sequence: `chain(a, b, c)` is `a.before(b).before(c)`; an array
- * stands for a group (`chain(a, [b, c], d)`: a before b and c, both before d).
- *
- * @example
- * chain(extract, [transform, audit], load);
- */
-export function chain(...items: Array<Linkable | readonly Linkable[]>): void {
-  for (let i = 0; i + 1 < items.length; i++) {
-    const a = items[i];
-    const from = Array.isArray(a) ? (a as readonly Linkable[]) : [a as Linkable];
-    if (from.length === 0) continue;
-    const draft = (from[0] as Handle | Group).draft;
-    if (!draft) throw new InvalidDagError(`chain: ${describe(from[0])} is not a task handle`);
-    linkBefore(draft, from, [items[i + 1]]);
-  }
+  return draft.linkBefore(draft.ids(from, 'from'), targets);
 }
 
 /**
@@ -236,13 +283,18 @@ export function dag<P extends Params = Params>(
       throw e;
     }
   };
-  const schedule = input('', () => parseSchedule(o.schedule ?? null, timezone));
+  const assetSchedule = isAssetSchedule(o.schedule) ? assetScheduleSpec(o.schedule) : undefined;
+  if (assetSchedule?.problem) fail(assetSchedule.problem);
+  const schedule = assetSchedule ? null : input('', () => parseSchedule((o.schedule as string | null | undefined) ?? null, timezone));
   const startDate = o.startDate === undefined ? undefined : input('invalid startDate', () => normalizeDate(o.startDate!, timezone));
   const endDate = o.endDate === undefined ? undefined : input('invalid endDate', () => normalizeDate(o.endDate!, timezone));
 
   const draft = new DagDraft(dagId, stripUndefined(o.defaultArgs ?? {}));
-  const builder: DagBuilder<P & Params> = {
-    task: (taskId, body, opts = {}) => {
+  for (const a of assetSchedule?.assets ?? []) draft.useAsset(a, 'schedule');
+  // The builder's methods are typed by DagBuilder (typed TaskFlow handles); here they take what JavaScript may pass.
+  const builder = {
+    task: (taskId: string, body: unknown, opts: TaskOptions = {}) => {
+      if (isOperatorBody(body)) return operatorTask(draft, taskId, body, opts);
       if (typeof body === 'function') return draft.add(taskId, 'task', { execute: body as TaskMethodFn }, opts, {});
       if (!body || typeof body !== 'object' || typeof (body as DeferrableTask).execute !== 'function') {
         draft.fail('a task body must be a function or an object with an execute method', taskId);
@@ -255,16 +307,16 @@ export function dag<P extends Params = Params>(
       const others = Object.keys(methods).filter((m) => m !== 'execute').sort();
       return draft.add(taskId, 'task', methods, opts, others.length ? { methods: others } : {});
     },
-    branch: (taskId, body: BranchFn<any>, opts = {}) => {
+    branch: (taskId: string, body: BranchFn<any>, opts: TaskOptions = {}) => {
       if (typeof body !== 'function') draft.fail('a branch body must be a function', taskId);
       return draft.add(taskId, 'branch', { execute: body as TaskMethodFn }, opts, {});
     },
-    sensor: (taskId, decl: SensorDeclaration, opts: SensorOptions = {}) => {
+    sensor: (taskId: string, decl: SensorDeclaration, opts: SensorOptions = {}) => {
       return draft.add(taskId, 'sensor', {}, opts, { sensor: sensorSpec(draft, taskId, decl, opts) });
     },
-    shortCircuit: (taskId, body, opts) => shortCircuitTask(draft, taskId, body, opts),
+    shortCircuit: (taskId: string, body: TaskFn<any>, opts?: ShortCircuitOptions) => shortCircuitTask(draft, taskId, body, opts),
     group: (groupId: string, a: any, b?: any) => declareGroup(builder, draft, undefined, groupId, a, b),
-  };
+  } as unknown as DagBuilder<P & Params>;
   const result: unknown = build(builder);
   draft.open = false;
   if (result && typeof (result as { then?: unknown }).then === 'function') {
@@ -288,6 +340,8 @@ export function dag<P extends Params = Params>(
     tags: [...(o.tags ?? [])],
     pausedOnCreation: o.pausedOnCreation ?? false,
     tasks: assembleTasks(draft),
+    ...(assetSchedule ? { assetSchedule: assetSchedule.condition } : {}),
+    ...(draft.assets.size ? { assets: [...draft.assets.values()].map(assetSpecOf) } : {}),
   };
   applyPriorityWeights(spec.tasks, draft.weights);
   const dagrunTimeoutMs = draft.duration(o.dagrunTimeout, 'dagrunTimeout');

@@ -122,12 +122,13 @@ function scopedBuilder<P extends Params>(base: DagBuilder<P>, draft: DagDraft, s
   };
   const id = (taskId: string) => (typeof taskId === 'string' ? scope.prefix + taskId : taskId);
   const withDefaults = <O extends TaskOptions>(o: O | undefined): O => ({ ...scope.defaults, ...(o ?? {}) }) as O;
-  const builder: DagBuilder<P> = {
-    task: (taskId, body, o) => join(base.task(id(taskId), body, withDefaults(o))),
-    branch: (taskId, body, o) => join(base.branch(id(taskId), body, withDefaults(o))),
-    sensor: (taskId, decl, o) => join(base.sensor(id(taskId), decl, withDefaults(o))),
-    shortCircuit: (taskId, body, o) => join(base.shortCircuit(id(taskId), body, withDefaults(o))),
-    group: (groupId: string, a: any, b?: any) => declareGroup(base, draft, scope, groupId, a, b),
+  const b = base as any;
+  const builder = {
+    task: (taskId: string, body: unknown, o?: TaskOptions) => join(b.task(id(taskId), body, withDefaults(o))),
+    branch: (taskId: string, body: unknown, o?: TaskOptions) => join(b.branch(id(taskId), body, withDefaults(o))),
+    sensor: (taskId: string, decl: unknown, o?: TaskOptions) => join(b.sensor(id(taskId), decl, withDefaults(o))),
+    shortCircuit: (taskId: string, body: unknown, o?: TaskOptions) => join(b.shortCircuit(id(taskId), body, withDefaults(o))),
+    group: (groupId: string, a: any, c?: any) => declareGroup(base, draft, scope, groupId, a, c),
   };
-  return builder;
+  return builder as unknown as DagBuilder<P>;
 }

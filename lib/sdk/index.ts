@@ -11,9 +11,20 @@ import { InvalidDagError } from '../engine/index.js';
 import { idProblem } from '../engine/index.js';
 import type { SensorDefinition } from './types.js';
 
-export { dag, chain } from './dag.js';
+export { dag } from './dag.js';
+export { chain, chainLinear, type ChainItem } from './flow.js';
+export { zip } from './zip.js';
+export type * from './taskflow-types.js';
 export { definePool, isPoolDefinition } from './pools.js';
 export { notify, isNotifier, type NotifierDefinition } from './notify.js';
+export { asset, allOf, anyOf, watch, isAssetDefinition, type AssetDefinition, type AssetConditionDefinition, type AssetOptions, type AssetSchedule } from './assets.js';
+export type { AssetWatcherSpec, TriggeringAssetEvent } from '../engine/index.js';
+export {
+  athenaQuery, batchSubmitJob, ecsRunTask, emrServerlessJobRun, glueStartJobRun, lambdaInvoke, sfnStartExecution, waitForEvent,
+  isOperatorBody, type OperatorOptions, type OperatorInput, type SfnStartExecutionInput, type LambdaInvokeInput,
+  type EmrServerlessJobRunInput, type BatchSubmitJobInput,
+} from './operators.js';
+export type { EventWait, AwsEvent } from '../engine/index.js';
 export { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
 export type { TaskContext, ResumeInput, DeferOptions, DeferRequest, SkipRequest, TaskLogger } from '../engine/index.js';
 export type { TriggerRule, TriggerSpec, SensorMode, DagSpec, TaskSpec } from '../engine/index.js';

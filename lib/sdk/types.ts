@@ -4,6 +4,8 @@
 import type { DeferRequest, ResumeInput, SkipRequest, TaskContext } from '../engine/index.js';
 import type { DagSpec, SensorMode, TaskKind, TriggerRule } from '../engine/index.js';
 import type { NotifierDefinition } from './notify.js';
+import type { AssetDefinition, AssetSchedule } from './assets.js';
+import type { Output, Task, TaskValue } from './taskflow-types.js';
 
 /** The context of a task callback: the task's, plus what happened. */
 export type TaskCallbackContext<P extends Params = Params> = TaskContext<P> & {
@@ -77,6 +79,10 @@ export interface TaskOptions {
   onRetry?: Callbacks<TaskCallbackContext>;
   /** After the task skipped itself (ctx.skip, a sensor's softFail); not for skips by trigger rules or branches, as Airflow. */
   onSkipped?: Callbacks<TaskCallbackContext>;
+  /** Assets each success of the task emits an event for (`ctx.outletEvents(asset).extra` describes it). */
+  outlets?: readonly AssetDefinition[];
+  /** Assets the task reads: recorded and shown (lineage), as Airflow's inlets. */
+  inlets?: readonly AssetDefinition[];
 }
 
 /** What `definePool` returns: a pool the bundle declares, registered when the bundle is. */
@@ -135,8 +141,12 @@ export interface SensorOptions extends TaskOptions {
 }
 
 export interface DagOptions<P extends Params = Params> {
-  /** Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', or null for manual runs only (default). */
-  schedule?: string | null;
+  /**
+   * Cron (5 fields), a preset ('@daily'...), 'rate(15 minutes)', null for manual runs only
+   * (default), or assets: one, a list (all of them), `allOf(...)`, `anyOf(...)`: a run when
+   * the condition's assets have new events (Airflow's asset schedule).
+   */
+  schedule?: string | null | AssetSchedule;
   /** IANA timezone of the cron and of dates written without an offset (default 'UTC'). */
   timezone?: string;
   /** ISO date; without an offset it is read in `timezone`. */
@@ -174,7 +184,7 @@ export interface DagOptions<P extends Params = Params> {
 export type TaskResult = unknown;
 
 /** A task body. Its return value is the task's XCom. */
-/** The second argument is a mapped instance's element (see `TaskHandle.expand`). */
+/** The second argument is the task's inputs (typed TaskFlow), or a mapped instance's element (see `TaskHandle.expand`). */
 export type TaskFn<P extends Params = Params> = (ctx: TaskContext<P>, item: any) => TaskResult | Promise<TaskResult>;
 
 /** A resume method of a deferrable task; `execute` gets no input on its first call. */
@@ -194,8 +204,8 @@ export type BranchFn<P extends Params = Params> = (
   ctx: TaskContext<P>,
 ) => string | readonly string[] | null | undefined | Promise<string | readonly string[] | null | undefined>;
 
-/** Something a dependency can point at: one task, or a group from `a.before(b, c)`. */
-export type Linkable = TaskHandle | TaskGroup;
+/** Something a dependency can point at: one task, a group from `a.before(b, c)`, or a task's output. */
+export type Linkable = TaskHandle | TaskGroup | Output<unknown>;
 
 interface Links<Self> {
   /**
@@ -214,9 +224,9 @@ export interface TaskHandle extends Links<TaskHandle> {
   readonly kind: TaskKind;
   readonly dagId: string;
   /** Marks this task a setup (Airflow's `as_setup`). */
-  asSetup(): TaskHandle;
+  asSetup(): this;
   /** Marks this task the teardown of `setups` (Airflow's `as_teardown`); they become its upstream. */
-  asTeardown(options: TeardownOptions): TaskHandle;
+  asTeardown(options: TeardownOptions): this;
   /**
    * Dynamic task mapping: one task instance per element of an array, of another task's
    * XCom (an array; that task becomes upstream), or of the cross product of named sources.
@@ -226,11 +236,11 @@ export interface TaskHandle extends Links<TaskHandle> {
    * task('size', async (ctx, file: string) => file.length).expand(listFiles);
    * task('pair', async (ctx, a: { x: number; y: string }) => `${a.x}${a.y}`).expand({ x: [1, 2], y: ['p', 'q'] });
    */
-  expand(source: ExpandArg): TaskHandle;
+  expand(source: ExpandArg): Output<unknown[]>;
 }
 
-/** What `.expand()` maps over: an array, a task handle (its XCom), or named sources (cross product). */
-export type ExpandSource = readonly unknown[] | TaskHandle;
+/** What `.expand()` maps over: an array, a task handle (its XCom), a task's output, or named sources (cross product). */
+export type ExpandSource = readonly unknown[] | TaskHandle | Output<readonly unknown[]>;
 export type ExpandArg = ExpandSource | Readonly<Record<string, ExpandSource>>;
 
 /** Several tasks linked together. */
@@ -255,13 +265,33 @@ export interface SensorDeclaration {
   pokeContext?: Record<string, unknown>;
 }
 
+/**
+ * What an operator (`ecsRunTask(...)`, `waitForEvent(...)`, lib/sdk/operators.ts) returns: a
+ * task body that starts an AWS job and waits for its end event. Pass it to `task()`.
+ */
+export interface OperatorBody {
+  readonly __airless: 'operator';
+  /** The serializable part (the manifest's TaskSpec.operator), checked when the task is declared. */
+  readonly spec: import('../engine/index.js').OperatorSpec;
+  /** Computes the SDK input at run time, when it was given as a function of `ctx`. */
+  readonly compute?: TaskMethodFn;
+  /** Options beyond the SDK input (waitForCompletion, timeout, safetyNetInterval), checked by `task()`. */
+  readonly options?: object;
+}
+
 /** What the build callback of `dag()` receives. */
 export interface DagBuilder<P extends Params = Params> {
-  task(taskId: string, body: TaskFn<P> | DeferrableTask<P>, options?: TaskOptions): TaskHandle;
-  branch(taskId: string, body: BranchFn<P>, options?: TaskOptions): TaskHandle;
-  sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): TaskHandle;
+  /**
+   * A task. Its function gets `ctx` and its inputs (typed from the second parameter); call
+   * the handle with them to place it: `double({ n: extract() })`.
+   */
+  /** An AWS job operator (ecsRunTask, glueStartJobRun, ...): its XCom is the job's outcome. */
+  task(taskId: string, body: OperatorBody, options?: TaskOptions): Task<void, unknown>;
+  task<R, I = void>(taskId: string, body: ((ctx: TaskContext<P>, inputs: I) => R) | DeferrableTask<P>, options?: TaskOptions): Task<I, TaskValue<R>>;
+  branch<I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => ReturnType<BranchFn<P>>, options?: TaskOptions): Task<I, string[]>;
+  sensor(taskId: string, declaration: SensorDeclaration, options?: SensorOptions): Task<void, undefined>;
   /** A task whose falsy result skips what is downstream (Airflow's ShortCircuitOperator). */
-  shortCircuit(taskId: string, body: TaskFn<P>, options?: ShortCircuitOptions): TaskHandle;
+  shortCircuit<R, I = void>(taskId: string, body: (ctx: TaskContext<P>, inputs: I) => R, options?: ShortCircuitOptions): Task<I, TaskValue<R>>;
   /** A task group: its tasks' ids are prefixed `groupId.` (Airflow's TaskGroup). */
   group(groupId: string, build: (builder: DagBuilder<P>) => void): GroupHandle;
   group(groupId: string, options: TaskGroupOptions, build: (builder: DagBuilder<P>) => void): GroupHandle;

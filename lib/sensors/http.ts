@@ -1,7 +1,8 @@
 /**
  * `http` sensor (Airflow's HttpSensor): true when the URL answers with an expected
- * status (200 by default). A 404 is "not yet"; any other status or a network error is
- * "not yet" with an error, so a sensor that times out reports what the server said.
+ * status (200 by default). A 404 is "not yet" (Airflow's `response_error_codes_allowlist`);
+ * any other status or a network error throws, which fails the try as any poke error does
+ * (retries apply), or with `silentFail` is logged and counts as "not yet".
  */
 import type { SensorPoke } from '../engine/index.js';
 import { AirlessError, InvalidInputError } from '../engine/index.js';

@@ -1,8 +1,14 @@
 /**
  * `s3_key` sensor (Airflow's S3KeySensor): true when an object exists at `bucket` +
- * `key` (HeadObject), or when at least one object exists under `prefix` (ListObjectsV2,
- * one key). The S3 client comes from an injected factory, so tests use a fake and the
- * poker Lambda shares its client.
+ * `key` (HeadObject), or when at least one object exists under `prefix` (ListObjectsV2).
+ * The S3 client comes from an injected factory, so tests use a fake and the poker Lambda
+ * shares its client.
+ *
+ * A prefix poke asks for one key (`MaxKeys: 1`): one key answers the question, S3 bills
+ * a LIST request the same whatever `MaxKeys` is, and a one-key page is the smallest answer
+ * to parse. A truncated page is not followed when it holds a key (its continuation token is
+ * never sent); only a page that holds no key yet says more follow (S3's response "might
+ * contain fewer keys" than asked) is followed, so a poke normally costs one request.
  */
 // Loaded on the first s3_key poke: runtimes that never poke S3 never pay for the SDK.
 import type { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -25,10 +31,16 @@ export interface S3Like {
 /** Returns the client for a region (undefined: the default region). Called once per region. */
 export type S3ClientFactory = (opts: { region?: string }) => S3Like | Promise<S3Like>;
 
-const defaultFactory: S3ClientFactory = async ({ region }) => {
+/**
+ * An `S3Client` from the environment: the default credential chain, `region` (else
+ * AWS_REGION), and AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL for a local S3 (an IP-address
+ * endpoint such as http://127.0.0.1:4569 is addressed path-style).
+ */
+export const defaultS3Client: S3ClientFactory = async ({ region }) => {
   const { S3Client } = await import('@aws-sdk/client-s3');
   return new S3Client(region ? { region } : {});
 };
+const defaultFactory = defaultS3Client;
 
 /**
  * @example
@@ -60,13 +72,25 @@ export function s3KeySensor(factory: S3ClientFactory = defaultFactory): SensorPo
         throw err;
       }
     }
-    const out = (await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }))) as {
-      KeyCount?: number;
-      Contents?: unknown[];
-    };
-    return (out.KeyCount ?? out.Contents?.length ?? 0) > 0;
+    let token: string | undefined;
+    for (let page = 0; page < MAX_EMPTY_PAGES; page++) {
+      const out = (await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1, ...(token ? { ContinuationToken: token } : {}) }))) as {
+        KeyCount?: number;
+        Contents?: unknown[];
+        IsTruncated?: boolean;
+        NextContinuationToken?: string;
+      };
+      if ((out.KeyCount ?? out.Contents?.length ?? 0) > 0) return true;
+      if (!out.IsTruncated || !out.NextContinuationToken) return false;
+      token = out.NextContinuationToken;
+    }
+    // Still only empty pages: not yet; the next poke asks again.
+    return false;
   };
 }
+
+/** Empty-but-truncated pages a prefix poke follows at most (bounds one poke's requests). */
+const MAX_EMPTY_PAGES = 10;
 
 /** Bucket and key or prefix from a poke context; `s3://bucket/key` URLs are split. */
 export function parseTarget(pc: S3KeyPokeContext): { bucket: string; key?: string; prefix?: string } {

@@ -14,7 +14,9 @@
 import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { MemoryStore } from '../adapters/memory/store.js';
-import { InvalidInputError } from '../engine/index.js';
+import { baseTaskId, InvalidInputError, instanceValue, isInstanceId } from '../engine/index.js';
+import { LocalSecrets } from '../adapters/secrets-local.js';
+import { FixedSecrets } from './secrets.js';
 import type { DagRun, TaskInstance, TaskKey, XcomKey } from '../engine/index.js';
 import type { TaskState } from '../engine/index.js';
 import type { BundleSource, LoadedBundle, SensorPoke, Store, TaskCallable } from '../engine/index.js';
@@ -22,7 +24,12 @@ import { InlineBundleSource } from '../runtime/inline-bundles.js';
 import { EmbeddedRuntime, type RunOutcome } from '../runtime/embedded.js';
 import { sendRunSignal } from '../runtime/signals.js';
 import type { DagDefinition, SensorDefinition } from '../sdk/types.js';
+import { DEFINITION, isSdkDag, type Dag as SdkDag } from '../sdk/airflow-ts-sdk/dag.js';
 import { builtinSensors } from '../sensors/index.js';
+import { awsJobDrivers, JOB_SERVICES, MockJobs, type MockJobCall, type OperatorMock } from '../operators/index.js';
+import type { JobDrivers } from '../engine/index.js';
+
+export type { MockJobCall, MockJobResult, OperatorMock } from '../operators/index.js';
 
 export { assertRunState, assertTaskState, assertTaskStates, TestDagAssertionError } from './assert.js';
 
@@ -42,20 +49,45 @@ export interface TestDagOptions {
   sensorMocks?: Record<string, (pokeContext: any) => unknown>;
   /** Custom sensor types defined outside the DAG's file. */
   sensors?: SensorDefinition<any>[];
+  /**
+   * Operators to mock, by operator type (`ecs_run_task`, `glue_start_job_run`...): each gets
+   * the SDK input and says how the job ends (`{ after: '40m' }`, `{ fail: 'OOM' }`,
+   * `{ dropEvent: true }`...); its end event, in AWS's shape, then goes through the events path.
+   */
+  operatorMocks?: Record<string, OperatorMock>;
+  /**
+   * An AWS-compatible endpoint (a rehearsal's, or LocalStack) the operators that are not
+   * mocked call for real. Their end events reach that endpoint's stack, not this run: the
+   * safety net's describes find each job's end.
+   */
+  endpoint?: string;
   /** Virtual time (default true): waits cost no wall time. `false` runs on the real clock. */
   timeWarp?: boolean;
   /** Stop after this much virtual time (default 30 days): the run is then `stalled`. */
   maxVirtualMs?: number;
+  /**
+   * Airflow variables the run reads (`ctx.variables.get`), by key: strings as they are, other
+   * values as their JSON. Given, only these exist (not AIRLESS_VAR_* or .airless/variables.json).
+   */
+  variables?: Record<string, unknown>;
+  /**
+   * Airflow connections the run reads (`ctx.connections.get`), by id: a URI
+   * (`postgres://user:pass@host:5432/db`) or Airflow's JSON form. Given, only these exist.
+   */
+  connections?: Record<string, string | Record<string, unknown>>;
 }
 
-/** One task of a finished test run. */
+/** One task of a finished test run; a mapped task's instances are tasks too (`size#0`, ...). */
 export interface TestTask {
+  /** The task id; `size#2` for instance 2 of mapped task `size`. */
   taskId: string;
+  /** An instance's map index (Airflow's `map_index`); absent for a task that is not an instance. */
+  mapIndex?: number;
   state: TaskState | 'none';
   /** Tries made (0 when it never ran). */
   tries: number;
   error?: string;
-  /** XComs it pushed, by key (`return_value` is what it returned). */
+  /** XComs it pushed, by key (`return_value` is what it returned; for a mapped task, its instances' values in map-index order). */
   xcom: Record<string, unknown>;
   /** Virtual (or real) milliseconds from start to end of the last try. */
   durationMs?: number;
@@ -72,8 +104,10 @@ export interface TestDagResult {
   logs: LogLine[];
   /** Virtual milliseconds the run took. */
   virtualMs: number;
+  /** The jobs the mocked operators started, in order. */
+  jobs: MockJobCall[];
   run: DagRun;
-  /** An XCom a task pushed (default key `return_value`). */
+  /** An XCom a task pushed (default key `return_value`); a mapped task's is its instances' values, as `ctx.xcom.pull` gives them. */
   xcom(taskId: string, key?: string): unknown;
   /** Log messages of one task (all tries). */
   taskLogs(taskId: string): string[];
@@ -86,6 +120,15 @@ function toMs(d: TestDagOptions['logicalDate']): number {
   const ms = d instanceof Date ? d.getTime() : typeof d === 'number' ? d : Date.parse(d);
   if (!Number.isFinite(ms)) throw new InvalidInputError(`testDag: logicalDate must be an ISO date, got ${String(d)}`);
   return ms;
+}
+
+/** The `variables`/`connections` options, checked: objects keyed by name. */
+function checkSecrets(o: TestDagOptions): { variables?: Record<string, unknown>; connections?: Record<string, unknown> } {
+  for (const kind of ['variables', 'connections'] as const) {
+    const v = o[kind];
+    if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v))) throw new InvalidInputError(`testDag: ${kind} must be an object keyed by ${kind === 'variables' ? 'key' : 'connection id'}`);
+  }
+  return { ...(o.variables ? { variables: o.variables } : {}), ...(o.connections ? { connections: o.connections } : {}) };
 }
 
 /** Records every XCom written, so a test can read them all after the run. */
@@ -132,7 +175,9 @@ function withMocks(inner: InlineBundleSource, dag: DagDefinition, mocks: Record<
  * const r = await testDag(dag, { logicalDate: '2026-03-01', signals: { 'approve-{{ ds }}': { by: 'qa' } } });
  * assert.equal(r.state, 'success');
  */
-export async function testDag(dag: DagDefinition, opts: TestDagOptions = {}): Promise<TestDagResult> {
+export async function testDag(given: DagDefinition | SdkDag, opts: TestDagOptions = {}): Promise<TestDagResult> {
+  // A Dag of Airflow's TypeScript SDK is tested as the Airless DAG it is read as.
+  const dag = isSdkDag(given) ? given[DEFINITION]() : given;
   if (!dag || (dag as { __airless?: unknown }).__airless !== 'dag') throw new InvalidInputError('testDag: the first argument must be what dag() returns');
   const logicalDate = toMs(opts.logicalDate);
   const clock = opts.timeWarp === false ? new SystemClock() : new VirtualClock(logicalDate);
@@ -141,25 +186,45 @@ export async function testDag(dag: DagDefinition, opts: TestDagOptions = {}): Pr
   const sensors: Record<string, SensorPoke> = { ...builtinSensors(), ...(opts.sensorMocks as Record<string, SensorPoke> | undefined) };
   const log = new MemoryLog();
   const xcoms = new Map<string, Record<string, unknown>>();
-  const rt = new EmbeddedRuntime({ bundles, clock, schedules: false, sensors, log, store: recordXcoms(new MemoryStore(), xcoms) });
+  const secrets = opts.variables || opts.connections ? new FixedSecrets(checkSecrets(opts), new LocalSecrets()) : undefined;
+  let rt: EmbeddedRuntime | undefined;
+  const mocks = opts.operatorMocks && new MockJobs(opts.operatorMocks, JOB_SERVICES, { now: () => clock.now(), deliver: (event, at) => rt!.scheduleEvent(event, at) });
+  const jobs: JobDrivers | undefined = opts.endpoint || mocks ? { ...(opts.endpoint ? awsJobDrivers({ endpoint: opts.endpoint }) : {}), ...mocks?.drivers() } : undefined;
+  rt = new EmbeddedRuntime({ bundles, clock, schedules: false, sensors, log, store: recordXcoms(new MemoryStore(), xcoms), jobs, ...(secrets ? { secrets } : {}) });
   await rt.register(inline.version);
   const started = clock.now();
   const run = await rt.trigger(dag.spec.dagId, { conf: opts.conf, logicalDate });
   for (const [key, payload] of Object.entries(opts.signals ?? {})) await sendRunSignal(rt.ports, run, dag.spec, key, payload);
   const outcome = await rt.runToCompletion(dag.spec.dagId, run.runId, { maxVirtualMs: opts.maxVirtualMs ?? 30 * 86_400_000 });
   const final = (await rt.ports.store.getRun(dag.spec.dagId, run.runId))!;
-  const instances = new Map<string, TaskInstance>((await rt.ports.store.listTasks(dag.spec.dagId, run.runId)).map((t) => [t.taskId, t]));
+  const all = await rt.ports.store.listTasks(dag.spec.dagId, run.runId);
+  const instances = new Map<string, TaskInstance>(all.map((t) => [t.taskId, t]));
   const tasks: Record<string, TestTask> = {};
+  const entry = (taskId: string, ti: TaskInstance | undefined, xcom: Record<string, unknown>): TestTask => ({
+    taskId,
+    ...(ti?.mapIndex !== undefined ? { mapIndex: ti.mapIndex } : {}),
+    state: ti?.state ?? 'none',
+    tries: ti?.tryNumber ?? 0,
+    error: ti?.error,
+    xcom,
+    durationMs: ti?.startedAt !== undefined && ti.endedAt !== undefined ? ti.endedAt - ti.startedAt : undefined,
+  });
   for (const t of dag.spec.tasks) {
-    const ti = instances.get(t.taskId);
-    tasks[t.taskId] = {
-      taskId: t.taskId,
-      state: ti?.state ?? 'none',
-      tries: ti?.tryNumber ?? 0,
-      error: ti?.error,
-      xcom: xcoms.get(t.taskId) ?? {},
-      durationMs: ti?.startedAt !== undefined && ti.endedAt !== undefined ? ti.endedAt - ti.startedAt : undefined,
-    };
+    if (!t.expand) {
+      tasks[t.taskId] = entry(t.taskId, instances.get(t.taskId), xcoms.get(t.taskId) ?? {});
+      continue;
+    }
+    // A mapped task, then its instances in map-index order (their small values live on the instance, not in XCom).
+    const mine = all.filter((ti) => isInstanceId(ti.taskId) && baseTaskId(ti.taskId) === t.taskId).sort((a, b) => a.mapIndex! - b.mapIndex!);
+    const values: unknown[] = [];
+    const rows: TestTask[] = [];
+    for (const ti of mine) {
+      const value = ti.state === 'success' && ti.mapValue !== undefined ? await instanceValue(rt.ports, ti) : undefined;
+      if (value !== undefined) values.push(value);
+      rows.push(entry(ti.taskId, ti, { ...(xcoms.get(ti.taskId) ?? {}), ...(value !== undefined ? { return_value: value } : {}) }));
+    }
+    tasks[t.taskId] = entry(t.taskId, instances.get(t.taskId), { ...(xcoms.get(t.taskId) ?? {}), ...(mine.length > 0 ? { return_value: values } : {}) });
+    for (const r of rows) tasks[r.taskId] = r;
   }
   return {
     dagId: final.dagId,
@@ -169,8 +234,9 @@ export async function testDag(dag: DagDefinition, opts: TestDagOptions = {}): Pr
     tasks,
     logs: log.lines,
     virtualMs: clock.now() - started,
+    jobs: mocks?.calls ?? [],
     run: final,
-    xcom: (taskId, key = 'return_value') => xcoms.get(taskId)?.[key],
+    xcom: (taskId, key = 'return_value') => (tasks[taskId] ? tasks[taskId].xcom[key] : xcoms.get(taskId)?.[key]),
     taskLogs: (taskId) => log.lines.filter((l) => l.fields?.taskId === taskId).map((l) => l.msg),
   };
 }

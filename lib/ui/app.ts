@@ -3,10 +3,12 @@
  * two seconds while the tab is visible (polling: a local or read-through server has no
  * push channel to offer, and two seconds is what Airflow's own UI refreshes at).
  */
-import { api, apiText, badge, color, enc, esc, flash, fmtDate } from './dom.js';
+import { api, apiText, badge, color, enc, esc, flash, fmtDate, takeToken } from './dom.js';
 import { graphSvg, placeGraph, type Placed, type Structure } from './graph.js';
 import { gridStateCss, renderGrid, type GridData } from './grid.js';
 import { renderGantt, renderTask } from './task.js';
+import { renderBackfills } from './backfills.js';
+import { renderAsset, renderAssets } from './assets-view.js';
 
 /** Tests set `window.__airlessPollMs` to poll faster. */
 const POLL_MS = Number((window as unknown as { __airlessPollMs?: number }).__airlessPollMs ?? 2000);
@@ -44,7 +46,7 @@ async function renderDags(root: HTMLElement): Promise<void> {
 
 function dagTabs(dag: string, active: string): string {
   const tab = (k: string, label: string) => `<a class="tab${k === active ? ' sel' : ''}" href="#/dags/${enc(dag)}/${k}">${label}</a>`;
-  return `<h2><a href="#/">DAGs</a> › ${esc(dag)}</h2><nav class="tabs">${tab('grid', 'Grid')}${tab('graph', 'Graph')}${tab('trigger', 'Trigger')}${tab('signal', 'Signal')}</nav>`;
+  return `<h2><a href="#/">DAGs</a> › ${esc(dag)}</h2><nav class="tabs">${tab('grid', 'Grid')}${tab('graph', 'Graph')}${tab('trigger', 'Trigger')}${tab('signal', 'Signal')}${tab('backfills', 'Backfills')}</nav>`;
 }
 
 async function renderDagGrid(root: HTMLElement, dag: string, q: URLSearchParams): Promise<void> {
@@ -82,7 +84,8 @@ async function renderDagGraph(root: HTMLElement, dag: string, q: URLSearchParams
   if (pick) pick.onchange = () => { location.hash = `#/dags/${enc(dag)}/graph?run=${enc(pick.value)}`; };
   root.querySelector('svg')!.addEventListener('click', (e) => {
     const node = (e.target as Element).closest<SVGGElement>('g.node');
-    if (node && runId) location.hash = `#/dags/${enc(dag)}/runs/${enc(runId)}/tasks/${enc(node.dataset.task!)}`;
+    if (node?.dataset.task?.startsWith('asset:')) location.hash = `#/assets/${enc(node.dataset.task.slice(6))}`;
+    else if (node && runId) location.hash = `#/dags/${enc(dag)}/runs/${enc(runId)}/tasks/${enc(node.dataset.task!)}`;
   });
 }
 
@@ -137,14 +140,16 @@ async function route(): Promise<void> {
   const q = new URLSearchParams(query ?? '');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const root = main();
-  root.dataset.view = parts[0] === 'dags' ? (parts[2] === 'runs' ? (parts[4] === 'tasks' ? 'task' : 'gantt') : parts[2] ?? 'grid') : 'dags';
+  root.dataset.view = parts[0] === 'assets' ? (parts[1] ? 'asset' : 'assets') : parts[0] === 'dags' ? (parts[2] === 'runs' ? (parts[4] === 'tasks' ? 'task' : 'gantt') : parts[2] ?? 'grid') : 'dags';
   try {
-    if (parts[0] !== 'dags' || !parts[1]) await renderDags(root);
+    if (parts[0] === 'assets') await (parts[1] ? renderAsset(root, parts[1]) : renderAssets(root));
+    else if (parts[0] !== 'dags' || !parts[1]) await renderDags(root);
     else if (parts[2] === 'runs' && parts[4] === 'tasks') await renderTask(root, parts[1], parts[3], parts[5], q.get('try') ? Number(q.get('try')) : undefined, q.has('map_index') ? Number(q.get('map_index')) : -1);
     else if (parts[2] === 'runs') await renderGantt(root, parts[1], parts[3]);
     else if (parts[2] === 'graph') await renderDagGraph(root, parts[1], q);
     else if (parts[2] === 'trigger') await renderTrigger(root, parts[1]);
     else if (parts[2] === 'signal') renderSignal(root, parts[1]);
+    else if (parts[2] === 'backfills') await renderBackfills(root, parts[1], dagTabs(parts[1], 'backfills'));
     else await renderDagGrid(root, parts[1], q);
   } catch (err) {
     root.innerHTML = `<p class="err">${esc((err as Error).message)}</p>`;
@@ -164,7 +169,8 @@ function schedule(): void {
   chain = chain.then(route).finally(() => { busy = false; });
 }
 
-window.addEventListener('hashchange', () => { chain = chain.then(() => { main().innerHTML = ''; }); schedule(); });
+takeToken();
+window.addEventListener('hashchange', () => { takeToken(); chain = chain.then(() => { main().innerHTML = ''; }); schedule(); });
 setInterval(() => {
   if (!busy && document.visibilityState === 'visible' && !document.querySelector('input:focus, textarea:focus, select:focus')) schedule();
 }, POLL_MS);

@@ -1,5 +1,5 @@
 /**
- * Browser helpers of the UI: API calls (cookie auth plus the CSRF header), HTML escaping,
+ * Browser helpers of the UI: API calls (the token from the page's own storage), HTML escaping,
  * Airflow's state colours and date formatting.
  */
 
@@ -26,25 +26,50 @@ export function color(state: string | null | undefined): string {
 
 export class ApiError extends Error {}
 
+const TOKEN_KEY = 'airless.token';
+
+/**
+ * Takes the token from the address (`/#token=…`, printed at start) into this tab's
+ * sessionStorage and removes it from the address bar and the history. sessionStorage
+ * belongs to this origin, port included: no page served from another port can read it,
+ * and two UIs on two ports keep their own (docs/adr/0028). A cookie reached them all.
+ */
+export function takeToken(): void {
+  const m = /^#token=([^&]*)(?:&(.*))?$/.exec(location.hash);
+  if (!m) return;
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+  history.replaceState(null, '', `${location.pathname}${location.search}#${m[2] ?? '/'}`);
+}
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...extra };
+}
+
+/** An error response as one line: problem JSON's detail, or the messages of a validation error. */
+function failure(status: number, statusText: string, json: any): ApiError {
+  if (status === 401) return new ApiError('Not signed in: open this page at the address printed at start (…/#token=…)');
+  const d = json?.detail;
+  return new ApiError(Array.isArray(d) ? d.map((x: { msg?: string }) => x.msg).join('; ') : d ?? `${status} ${statusText}`);
+}
+
 /** GET returning the body's text, for views that skip re-rendering unchanged data. */
 export async function apiText(path: string): Promise<string> {
-  const res = await fetch(path, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+  const res = await fetch(path, { headers: headers(), credentials: 'omit' });
   const text = await res.text();
-  if (!res.ok) throw new ApiError(JSON.parse(text)?.detail ?? `${res.status} ${res.statusText}`);
+  if (!res.ok) throw failure(res.status, res.statusText, JSON.parse(text || 'null'));
   return text;
 }
 
 export async function api<T = any>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const method = init.method ?? 'GET';
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (method !== 'GET') {
-    headers['content-type'] = 'application/json';
-    headers['x-airless-csrf'] = '1';
-  }
-  const res = await fetch(path, { method, headers, credentials: 'same-origin', body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(path, {
+    method, headers: headers(method === 'GET' ? {} : { 'content-type': 'application/json' }), credentials: 'omit',
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
   const json = text ? JSON.parse(text) : undefined;
-  if (!res.ok) throw new ApiError(json?.detail ?? `${res.status} ${res.statusText}`);
+  if (!res.ok) throw failure(res.status, res.statusText, json);
   return json as T;
 }
 

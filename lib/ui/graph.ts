@@ -68,7 +68,7 @@ export function graphSvg(s: Structure, placed: Placed, states: Map<string, strin
   for (const n of s.nodes) {
     const p = placed.nodes.get(n.id)!;
     const st = states.get(n.id) ?? null;
-    out += `<g class="node${n.id === selected ? ' sel' : ''}" data-task="${esc(n.id)}" data-state="${esc(st ?? 'none')}"><rect x="${p.x - p.w / 2}" y="${p.y - p.h / 2}" width="${p.w}" height="${p.h}" rx="4" fill="#fff" stroke="${st ? color(st) : '#999'}" stroke-width="${st ? 3 : 1}"/>`;
+    out += `<g class="node${n.id === selected ? ' sel' : ''}${n.operator === 'asset' ? ' asset' : ''}" data-task="${esc(n.id)}" data-state="${esc(st ?? 'none')}"><rect x="${p.x - p.w / 2}" y="${p.y - p.h / 2}" width="${p.w}" height="${p.h}" rx="4" fill="#fff" stroke="${st ? color(st) : '#999'}" stroke-width="${st ? 3 : 1}"/>`;
     out += `<rect x="${p.x - p.w / 2 + 4}" y="${p.y - 5}" width="10" height="10" fill="${color(st)}" stroke="#999" stroke-width="0.5"/>`;
     out += `<text x="${p.x - p.w / 2 + 20}" y="${p.y + 4}">${esc(n.label.length > 18 ? `${n.label.slice(0, 17)}…` : n.label)}</text><title>${esc(`${n.id} (${n.operator}) ${st ?? 'no status'}`)}</title></g>`;
   }

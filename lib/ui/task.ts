@@ -53,9 +53,13 @@ export async function renderTask(root: HTMLElement, dag: string, run: string, ta
     <h3>Log</h3>
     <div class="tries">${Array.from({ length: tries }, (_, i) => `<a class="try${i + 1 === tryN ? ' sel' : ''}" href="${self}?try=${i + 1}${mapIndex >= 0 ? `&map_index=${mapIndex}` : ''}">try ${i + 1}</a>`).join('') || '<em>not run yet</em>'}</div>
     <pre class="log" data-testid="log">${(log.content as { timestamp: string; level: string; event: string; [k: string]: unknown }[]).map((l) => {
-      const { timestamp, level, event, ...rest } = l;
+      const { timestamp, level, event, ...fields } = l;
+      // A job's links (its CloudWatch log stream, its console page: docs/jobs.md) are links here.
+      const links = Object.entries(fields).filter((f): f is [string, string] => typeof f[1] === 'string' && /^https:\/\/\S+$/.test(f[1]));
+      const rest = Object.fromEntries(Object.entries(fields).filter(([k]) => !links.some(([name]) => name === k)));
       const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
-      return `<span class="lv-${esc(level)}">[${esc(fmtDate(timestamp))}] {${esc(level)}} ${esc(event)}${esc(extra)}</span>`;
+      const anchors = links.map(([name, url]) => ` <a href="${esc(url)}" target="_blank" rel="noopener noreferrer">${esc(name)}</a>`).join('');
+      return `<span class="lv-${esc(level)}">[${esc(fmtDate(timestamp))}] {${esc(level)}} ${esc(event)}${esc(extra)}${anchors}</span>`;
     }).join('\n') || (tryN ? '(no log lines for this try yet)' : '')}</pre>
     <h3>Rendered templates</h3>
     <pre data-testid="rendered">${esc(JSON.stringify(ti.rendered_fields, null, 2))}</pre>

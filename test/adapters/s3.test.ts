@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,16 +12,11 @@ import { bundleVersion, S3BundleSource, uploadBundle, type LoadBundleFn } from '
 import { BundleError, NotFoundError } from '../../lib/engine/index.js';
 import type { Manifest } from '../../lib/engine/index.js';
 import type { LoadedBundle } from '../../lib/engine/index.js';
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-type S3rverCtor = new (opts: Record<string, unknown>) => S3rverInstance;
+import { startS3rver, type LocalS3 } from '../../lib/rehearsal/s3rver.js';
 
 const BUCKET = 'airless-test';
 let work: string;
-let server: S3rverInstance;
+let server: LocalS3;
 let s3: S3Client;
 
 const sha = (b: string | Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -47,11 +41,8 @@ function importingLoader(calls: { path: string; manifest?: Manifest }[]): LoadBu
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'airless-s3-'));
-  const name: string = 's3rver'; // untyped CommonJS package
-  const { default: S3rver } = (await import(name)) as { default: S3rverCtor };
-  server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
-  const { port } = await server.run();
-  s3 = makeClients({ endpoints: { s3: `http://127.0.0.1:${port}` } }).s3;
+  server = await startS3rver({ directory: join(work, 's3'), buckets: [BUCKET] });
+  s3 = makeClients({ endpoints: { s3: server.endpoint } }).s3;
 });
 
 afterAll(async () => {

@@ -22,7 +22,7 @@ describe('airless dev serves the UI and API', () => {
         let out = '';
         child.stdout.on('data', (d) => {
           out += String(d);
-          const m = /open (http:\/\/127\.0\.0\.1:\d+)\/\?token=env-token-12345/.exec(out);
+          const m = /open (http:\/\/127\.0\.0\.1:\d+)\/#token=env-token-12345/.exec(out);
           if (m) resolve(m[1]);
         });
         child.once('exit', (code) => reject(new Error(`airless dev exited with ${code}: ${out}`)));

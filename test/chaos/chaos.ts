@@ -28,6 +28,7 @@ import { buildToLocalVersion } from '../../lib/build/local-source.js';
 import type { DagRun, DagSpec, TaskInstance } from '../../lib/engine/index.js';
 import type { Ports } from '../../lib/engine/index.js';
 import { registerManifest, triggerRun } from '../../lib/engine/index.js';
+import { backfillRunId, createBackfill } from '../../lib/engine/index.js';
 import { isRunTerminal } from '../../lib/engine/index.js';
 import { startDynamoDbLocal } from '../../lib/runtime/dynamodb-local.js';
 import { checkAll, parseLog, type CheckResult } from './checks.js';
@@ -51,10 +52,16 @@ export interface ChaosOptions {
   duplicateProbability?: number;
   /** Progress lines go here (stderr by default). */
   progress?: (line: string) => void;
+  /** Days of chaos_backfill to backfill, 2 runs at most at once, while the other runs go on (0: none). Default 6. */
+  backfillDays?: number;
 }
 
 export interface ChaosReport {
   runs: number;
+  /** Runs the backfill created (among `runStates`). */
+  backfillRuns: number;
+  /** The backfill as it ended (undefined without one). */
+  backfill?: { completed: boolean; active: number; created: number; total: number };
   tasks: number;
   kills: number;
   duplicateDeliveries: number;
@@ -124,6 +131,17 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       workerId: 'parent',
     };
     await registerManifest(ports, version, manifest);
+    // A backfill the children advance (reconcile, and the message each of its runs' ends sends) while they crash.
+    const backfills: { id: number; dagId: string; maxActiveRuns: number }[] = [];
+    const expected: string[] = [];
+    const days = opts.backfillDays ?? 6;
+    if (days > 0) {
+      const today = Math.floor(started / 86_400_000) * 86_400_000;
+      const b = await createBackfill(ports, { dagId: 'chaos_backfill', fromDate: today - (days + 1) * 86_400_000, toDate: today - 2 * 86_400_000, maxActiveRuns: 2 });
+      backfills.push({ id: b.id, dagId: b.dagId, maxActiveRuns: b.maxActiveRuns });
+      for (let d = 0; d < b.total; d++) expected.push(`${b.dagId}/${backfillRunId(today - (days + 1 - d) * 86_400_000)}`);
+      say(`backfill ${b.id} of ${b.dagId}: ${b.total} runs, at most ${b.maxActiveRuns} at once`);
+    }
 
     let generation = 0;
     const spawnChild = (slot: number) => {
@@ -147,7 +165,6 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     };
     for (let i = 0; i < nproc; i++) spawnChild(i);
 
-    const expected: string[] = [];
     const trigger = async (i: number) => {
       const dagId = DAG_SPREAD[i % DAG_SPREAD.length];
       const group = `g${i % 3}`;
@@ -183,25 +200,32 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
         const r = await store.getRun(dagId, runId);
         if (r && isRunTerminal(r.state)) pending.delete(k);
       }
-      say(`${runs - pending.size}/${runs} runs terminal, ${kills} kills`);
+      // Then the backfills complete: the advance after their last run's end.
+      if (pending.size === 0) {
+        for (const b of backfills) if ((await store.getBackfill(b.id))?.completedAt === undefined) pending.add(`backfill ${b.id}`);
+        for (const k of [...pending]) if (k.startsWith('backfill ') && (await store.getBackfill(Number(k.slice(9))))?.completedAt !== undefined) pending.delete(k);
+      }
+      say(`${expected.length - pending.size}/${expected.length} runs terminal, ${kills} kills`);
     }
     allDone = true;
     await killer;
     await stopChildren(children);
 
     const specs = new Map<string, DagSpec>(manifest.dags.map((d) => [d.dagId, d]));
-    const storedRuns: DagRun[] = (await Promise.all(DAG_SPREAD.map((d) => store.listRuns(d)))).flat();
+    const storedRuns: DagRun[] = (await Promise.all([...DAG_SPREAD, ...backfills.map((b) => b.dagId)].map((d) => store.listRuns(d)))).flat();
     const tasks: TaskInstance[] = (await pool(storedRuns, 8, (r) => store.listTasks(r.dagId, r.runId))).flat();
     const { lines, bad } = parseLog(readFileSync(logFile, { encoding: 'utf8', flag: 'a+' }));
-    const checks = checkAll({ expectedRuns: expected, runs: storedRuns, tasks, specs, log: lines });
+    const checks = checkAll({ expectedRuns: expected, runs: storedRuns, tasks, specs, log: lines, backfills });
     if (bad.length) checks.push({ name: 'evidence log well formed', violations: bad.map((b) => `torn line ${b.slice(0, 80)}`) });
     const stats = readStats(statsDir);
     const counters: Record<string, number> = {};
     for (const s of stats) for (const [k, v] of Object.entries(s.counters)) counters[k] = (counters[k] ?? 0) + v;
     const runStates: Record<string, number> = {};
     for (const r of storedRuns) runStates[r.state] = (runStates[r.state] ?? 0) + 1;
+    const final = backfills[0] && (await store.getBackfill(backfills[0].id));
     return {
-      runs, tasks: tasks.length, kills,
+      runs, backfillRuns: expected.length - runs, tasks: tasks.length, kills,
+      backfill: final ? { completed: final.completedAt !== undefined, active: final.active, created: final.created, total: final.total } : undefined,
       duplicateDeliveries: stats.reduce((n, s) => n + s.duplicateSends, 0),
       lostRaces: (counters.LostRaces ?? 0) + metrics.get('LostRaces'),
       violations: checks.reduce((n, c) => n + c.violations.length, 0),

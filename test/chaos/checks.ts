@@ -32,6 +32,8 @@ export interface Evidence {
   tasks: readonly TaskInstance[];
   specs: ReadonlyMap<string, DagSpec>;
   log: readonly LogLine[];
+  /** Backfills the run made: their DAG and max-active-runs (the DAG runs nothing else). */
+  backfills?: readonly { dagId: string; maxActiveRuns: number }[];
 }
 
 export interface CheckResult {
@@ -78,6 +80,7 @@ export function checkAll(e: Evidence): CheckResult[] {
     { name: 'each sensor target poked at most once per cycle', violations: pokesOncePerCycle(e.log) },
     { name: 'no task left non-terminal', violations: tasksTerminal(e) },
     { name: 'run state matches its tasks', violations: runStatesConsistent(e) },
+    { name: 'a backfill never runs more than its max-active-runs at once', violations: backfillConcurrency(e) },
   ];
 }
 
@@ -156,6 +159,33 @@ function runStatesConsistent(e: Evidence): string[] {
     }
     const decided = decideRunState(spec, byRun.get(runKey(r)) ?? []);
     if (decided !== r.state) out.push(`run ${runKey(r)} is ${r.state} but its tasks say ${decided}`);
+  }
+  return out;
+}
+
+/**
+ * A run is running from the first evidence line of its tries to the last (the log is
+ * appended in the order things happened, and a run, once running, runs until it ends):
+ * where more of a backfill's runs' spans cover one line than its max-active-runs, that
+ * many ran at once. Sound, not complete: runs that overlap between lines are not seen.
+ */
+function backfillConcurrency(e: Evidence): string[] {
+  const out: string[] = [];
+  for (const b of e.backfills ?? []) {
+    const spans = new Map<string, [number, number]>();
+    e.log.forEach((l, i) => {
+      if (l.kind !== 'task' || !l.run.startsWith(`${b.dagId}/`)) return;
+      const s = spans.get(l.run);
+      spans.set(l.run, s ? [s[0], i] : [i, i]);
+    });
+    const ranges = [...spans.values()];
+    let worst = 0;
+    let at = -1;
+    for (let i = 0; i < e.log.length; i++) {
+      const n = ranges.filter(([a, z]) => a <= i && i <= z).length;
+      if (n > worst) [worst, at] = [n, i];
+    }
+    if (worst > b.maxActiveRuns) out.push(`${worst} runs of the backfill of ${b.dagId} ran at once (evidence line ${at + 1}), its max is ${b.maxActiveRuns}`);
   }
   return out;
 }

@@ -16,6 +16,8 @@ import { T0, bigValue, dag, run, task } from './fixtures.js';
 import { storeContract } from './store.contract.js';
 import { runEndsContract } from './run-ends.contract.js';
 import { runSlotsContract } from './run-slots.contract.js';
+import { backfillStoreContract } from './backfill-store.contract.js';
+import { keptEventsContract } from './kept-events.contract.js';
 
 const endpoint = inject('dynamodbEndpoint');
 if (!endpoint) console.warn('[airless] DynamoDB Local is not running (no Java or jar): skipping the DynamoDB store contract');
@@ -36,6 +38,8 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
   storeContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   runEndsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix() }));
   runSlotsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix() }));
+  backfillStoreContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  keptEventsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
 
   describe('DynamoDB adapter specifics', () => {
     let prefix: string;

@@ -6,3 +6,8 @@ import { runSlotsContract } from './run-slots.contract.js';
 storeContract('memory', async () => new MemoryStore());
 runEndsContract('memory', async () => new MemoryStore());
 runSlotsContract('memory', async () => new MemoryStore());
+import { backfillStoreContract } from './backfill-store.contract.js';
+import { keptEventsContract } from './kept-events.contract.js';
+
+backfillStoreContract('memory', async () => new MemoryStore());
+keptEventsContract('memory', async () => new MemoryStore());

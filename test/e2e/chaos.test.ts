@@ -19,7 +19,10 @@ describe('chaos: 3 processes, duplicate deliveries, SIGKILLs', () => {
     const failed = report.checks.filter((c) => c.violations.length > 0);
     expect(failed, JSON.stringify(failed, null, 2)).toEqual([]);
     expect(report.violations).toBe(0);
-    expect((report.runStates.success ?? 0) + (report.runStates.failed ?? 0)).toBe(12);
+    expect((report.runStates.success ?? 0) + (report.runStates.failed ?? 0)).toBe(12 + report.backfillRuns);
+    // The backfill the children advanced while crashing: every run created once, never more than 2 at once (a check), completed.
+    expect(report.backfillRuns).toBe(6);
+    expect(report.backfill).toEqual({ completed: true, active: 0, created: 6, total: 6 });
     expect(report.kills).toBe(2);
     expect(report.duplicateDeliveries).toBeGreaterThan(0);
     expect(report.triesExecuted).toBeGreaterThanOrEqual(report.tasks - 12);
@@ -62,5 +65,19 @@ describe('chaos checks catch what they claim to catch', () => {
     expect(names).toEqual(['no task left non-terminal', 'run state matches its tasks']);
     const wrong = { ...base, runs: [{ dagId: 'd', runId: 'r1', state: 'failed' }] as never[] };
     expect(checkAll(wrong).find((c) => c.name === 'run state matches its tasks')!.violations).toHaveLength(1);
+  });
+
+  it("flags a backfill's runs overlapping beyond its max-active-runs (by the evidence log's order)", () => {
+    const line = (run: string, task: string) => `{"kind":"task","run":"b/${run}","task":"${task}","try":1,"method":"execute","pid":"p0"}`;
+    // r1 and r2 overlap, then r3 starts before r2's last line: at most 2 at once.
+    const two = parseLog([line('r1', 'x'), line('r2', 'x'), line('r1', 'y'), line('r3', 'x'), line('r2', 'y'), line('r3', 'y')].join('\n')).lines;
+    const backfills = [{ dagId: 'b', maxActiveRuns: 2 }];
+    const name = 'a backfill never runs more than its max-active-runs at once';
+    expect(checkAll({ ...base, log: two, backfills }).find((c) => c.name === name)!.violations).toEqual([]);
+    expect(checkAll({ ...base, log: two, backfills: [{ dagId: 'b', maxActiveRuns: 1 }] }).find((c) => c.name === name)!.violations).toEqual([
+      '2 runs of the backfill of b ran at once (evidence line 2), its max is 1',
+    ]);
+    const three = parseLog([line('r1', 'x'), line('r2', 'x'), line('r3', 'x'), line('r1', 'y'), line('r2', 'y'), line('r3', 'y')].join('\n')).lines;
+    expect(checkAll({ ...base, log: three, backfills }).find((c) => c.name === name)!.violations).toHaveLength(1);
   });
 });

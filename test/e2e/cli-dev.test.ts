@@ -14,7 +14,14 @@ const BIN = path.resolve(__dirname, '../../bin/airless.mjs');
 const cwd = mkdtempSync(path.join(tmpdir(), 'airless-dev-'));
 const env = { ...process.env, NO_COLOR: '1' };
 const dagFile = path.join(cwd, 'dags', 'd.ts');
-const source = (tasks: string) => `import { dag } from 'airless';\nexport default dag('d', {}, ({ task }) => { ${tasks} });\n`;
+const source = (tasks: string) => `import { parentPort } from 'node:worker_threads';\nimport { dag } from 'airless';\n` +
+  `export default dag('d', {}, ({ task }) => { ${tasks} });\n`;
+/**
+ * A task whose thread posts a value nested 5,000 levels deep, which the main thread cannot
+ * read, then waits for ever (issue 19, defect 2): its try must fail, not hold the dev's
+ * slot and its first Ctrl-C.
+ */
+const DEEP = `task('c', async () => { let v = 1; for (let i = 0; i < 5000; i++) v = [v]; parentPort.postMessage(v); await new Promise(() => {}); });`;
 
 function cli(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
@@ -48,11 +55,12 @@ describe('airless dev control plane', () => {
     const runId1 = /run (\S+) of d/.exec(first.out)![1];
     await until(() => out.includes(`run  d/${runId1}  running -> success`), 'the first run');
 
-    writeFileSync(dagFile, source(`task('a', async () => 1); task('b', async () => 2);`));
+    writeFileSync(dagFile, source(`task('a', async () => 1); task('b', async () => 2); ${DEEP}`));
     await until(() => out.includes('reloaded dags'), 'the reload');
     const second = cli('trigger', 'd', '--dev');
     const runId2 = /run (\S+) of d/.exec(second.out)![1];
-    await until(() => out.includes(`run  d/${runId2}  running -> success`), 'the second run');
+    await until(() => out.includes(`run  d/${runId2}  running -> failed`), 'the second run');
+    expect(out).toMatch(/d\.c +running -> failed +try 1 +the try's thread sent a message that could not be read/);
 
     const old = cli('tasks', 'd', runId1, '--dev').out;
     expect(old).toMatch(/^a +success/m);

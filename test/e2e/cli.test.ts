@@ -86,10 +86,10 @@ export default dag('cyclic', {}, ({ task }) => { const a = task('a', async () =>
   });
 
   it('runs every example under --time-warp with a signal sent before the wait', () => {
-    const r = airless('run', examples, '--all', '--time-warp', '--json', '--logical-date', '2026-01-01T00:00:00Z', '--signal', 'approve-{{ ds }}={"by":"ci"}');
+    const r = airless('run', examples, '--all', '--time-warp', '--mock-operators', '--json', '--logical-date', '2026-01-01T00:00:00Z', '--signal', 'approve-{{ ds }}={"by":"ci"}');
     const runs = JSON.parse(r.last).runs as { dagId: string; state: string }[];
     expect(runs.map((x) => [x.dagId, x.state])).toEqual(expect.arrayContaining([
-      ['etl_daily', 'success'], ['fan_out_in', 'success'], ['branching', 'success'], ['hourly_catchup', 'success'],
+      ['etl_daily', 'success'], ['fan_out_in', 'success'], ['branching', 'success'], ['hourly_catchup', 'success'], ['nightly_jobs', 'success'],
     ]));
     expect(r.code === 0).toBe(runs.every((x) => x.state === 'success'));
   });
@@ -105,7 +105,7 @@ export default dag('cyclic', {}, ({ task }) => { const a = task('a', async () =>
 
 describe('airless CLI for people', () => {
   it('prints a summary table for --all, XComs in the task table and --json, and zoned timestamps', () => {
-    const all = airless('run', examples, '--all', '--time-warp', '--logical-date', '2026-01-01', '--signal', 'approve-{{ ds }}={"by":"ci"}');
+    const all = airless('run', examples, '--all', '--time-warp', '--mock-operators', '--logical-date', '2026-01-01', '--signal', 'approve-{{ ds }}={"by":"ci"}');
     expect(all.stdout).toMatch(/^dag +run +state +tasks +ok +failed +duration/m);
     expect(all.stdout).toMatch(/^etl_daily +manual__2026-01-01T00:00:00\.000Z +success +7 +6 +0/m);
     const one = airless('run', examples, '--dag', 'etl_daily', '--time-warp');

@@ -38,17 +38,20 @@ const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
 describe('default Airless stack', () => {
   it('creates the expected resources', () => {
     const counts: Record<string, number> = {
-      'AWS::DynamoDB::Table': 5,
-      'AWS::SQS::Queue': 3,
+      'AWS::DynamoDB::Table': 6,
+      // ready queue, its DLQ, the Scheduler DLQ, the events path's DLQ
+      'AWS::SQS::Queue': 4,
       'AWS::S3::Bucket': 2,
-      // the four functions plus CDK's bucket-notifications handler
-      'AWS::Lambda::Function': 5,
+      // the five functions plus CDK's bucket-notifications handler
+      'AWS::Lambda::Function': 6,
       'AWS::Lambda::EventSourceMapping': 1,
-      'AWS::Logs::LogGroup': 4,
+      'AWS::Logs::LogGroup': 5,
       'AWS::Scheduler::ScheduleGroup': 3,
       'AWS::Scheduler::Schedule': 9,
       'AWS::CloudWatch::Dashboard': 1,
-      'AWS::CloudWatch::Alarm': 11,
+      'AWS::CloudWatch::Alarm': 14,
+      'AWS::Events::EventBus': 1,
+      'AWS::Events::Rule': 2,
       'AWS::SNS::Topic': 1,
       'AWS::KMS::Key': 1,
       'Custom::S3BucketNotifications': 1,
@@ -78,6 +81,7 @@ describe('default Airless stack', () => {
           'AIRLESS_SCHEDULER_GROUP',
           'AIRLESS_SCHEDULER_ROLE_ARN',
           'AIRLESS_SHARDS',
+          'AIRLESS_TABLE_ASSETS',
           'AIRLESS_TABLE_DAGS',
           'AIRLESS_TABLE_KV',
           'AIRLESS_TABLE_RUNS',
@@ -307,7 +311,8 @@ describe('default Airless stack', () => {
     expect(age).toHaveLength(1);
     expect(age[0].Threshold).toBe(1800);
     expect(on('ApproximateNumberOfMessagesVisible', ids.dlq)[0].Threshold).toBe(1);
-    for (const fn of [ids.tick, ids.worker, ids.poker, ids.registerBundle]) {
+    expect(on('ApproximateNumberOfMessagesVisible', logicalId(stack, stack.airless.events.deadLetterQueue))).toHaveLength(1);
+    for (const fn of [ids.tick, ids.worker, ids.poker, ids.registerBundle, logicalId(stack, stack.airless.functions.events)]) {
       expect(on('Errors', fn)).toHaveLength(1);
       expect(on('Throttles', fn)).toHaveLength(1);
     }

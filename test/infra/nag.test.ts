@@ -45,6 +45,16 @@ describe('cdk-nag AwsSolutions gate', () => {
     expect(findings).toEqual([]);
   });
 
+  it('has no unacknowledged finding with every kind of job named (the operators\' grants)', { timeout: 120_000 }, () => {
+    const jobs = {
+      ecs: { clusters: ['ml'], taskDefinitions: ['train'], passRoles: ['train-task'] }, batch: { jobQueues: ['cpu'], jobDefinitions: ['score'] },
+      glue: { jobs: ['orders'] }, stepFunctions: { stateMachines: ['publish'] },
+      athena: { workGroups: ['reports'], resultBuckets: ['results'], dataBuckets: ['lake'], databases: ['sales'] },
+      emrServerless: { applications: ['00abc'], executionRoles: ['spark'] }, lambda: { functions: ['resize'] },
+    };
+    expect(nagFindings((app) => new AirlessStack(app, 'AirlessJobs', { airless: { jobs, shards: 1 } }))).toEqual([]);
+  });
+
   it('reports findings when there are some (the gate is live)', () => {
     const findings = nagFindings((app) => {
       new sqs.Queue(new Stack(app, 'Bare'), 'Plain');

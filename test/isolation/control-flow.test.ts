@@ -13,7 +13,7 @@ import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
 import { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import type { BundleSource } from '../../lib/engine/index.js';
-import { control } from '../fixtures/isolation-dags/control.js';
+import { control, mapIndexes } from '../fixtures/isolation-dags/control.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 let root: string;
@@ -59,6 +59,23 @@ describe.each([
     expect(await xcom('early')).toEqual({ notRunYet: undefined, known: true });
     expect(tasks.unstorable!.state).toBe('failed');
     expect(tasks.unstorable!.error).toMatch(/XCom return_value of task unstorable cannot be stored: (a class instance|an instance of Point) at value\.rows\[0\]\.at \(/);
+  });
+});
+
+describe.each([
+  ['in process', () => [new InlineBundleSource([mapIndexes]), undefined] as const],
+  ['in a thread', () => [new LocalBundleSource(root), version] as const],
+])('ctx.mapIndex %s', (_name, make) => {
+  it('is -1 in a task that is not mapped and the index in each mapped instance (a number either way)', async () => {
+    const [bundles, v] = make();
+    const rt = new EmbeddedRuntime({ bundles, clock: new VirtualClock(T0), schedules: false });
+    await rt.register(v ?? (bundles as InlineBundleSource).version);
+    const run = await rt.trigger('map_indexes', { runId: 'r1' });
+    expect(await rt.runToCompletion('map_indexes', run.runId)).toBe('done');
+    const xcom = (taskId: string) => rt.ports.store.getXcom({ dagId: 'map_indexes', runId: 'r1', taskId, key: 'return_value' });
+    expect(await xcom('plain')).toBe(-2);
+    expect((await rt.ports.store.listTasks('map_indexes', 'r1')).filter((t) => t.taskId.startsWith('each#')).map((t) => [t.taskId, t.mapValue]).sort())
+      .toEqual([['each#0', '10'], ['each#1', '22']]);
   });
 });
 

@@ -16,6 +16,7 @@ import { S3BlobStore } from '../../lib/adapters/aws/s3-blob.js';
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { encodeXcom, xcomFromJson, XcomValueError } from '../../lib/adapters/xcom-codec.js';
 import type { Store } from '../../lib/engine/index.js';
+import { startS3rver, type LocalS3 } from '../../lib/rehearsal/s3rver.js';
 import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -101,11 +102,8 @@ describe.skipIf(!endpoint)('XCom codec on DynamoDB Local and S3 blobs (s3rver)',
     client = new DynamoDBClient({ endpoint, ...LOCAL_AWS });
     await createTables(client, prefix);
     work = await mkdtemp(join(tmpdir(), 'airless-xcom-'));
-    const name: string = 's3rver'; // untyped CommonJS package
-    const { default: S3rver } = (await import(name)) as { default: new (o: Record<string, unknown>) => { run(): Promise<{ port: number }>; close(): Promise<void> } };
-    const s = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(work, 's3'), configureBuckets: [{ name: 'xcom' }] });
-    server = s;
-    s3 = makeClients({ endpoints: { s3: `http://127.0.0.1:${(await s.run()).port}` } }).s3;
+    server = await startS3rver({ directory: join(work, 's3'), buckets: ['xcom'] });
+    s3 = makeClients({ endpoints: { s3: (server as LocalS3).endpoint } }).s3;
   });
   afterAll(async () => {
     await deleteTables(client, prefix);

@@ -13,6 +13,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startS3rver, type LocalS3 } from '../../lib/rehearsal/s3rver.js';
 import { startGateway, type Gateway, type PolicyDocument, type Principal } from '../../lib/rehearsal/gateway/index.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -45,13 +46,12 @@ const bucketPolicy = doc(
   { Sid: 'KeepBundles', Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${BUCKET}/bundles/*` },
 );
 
-interface S3rverInstance { run(): Promise<AddressInfo>; close(): Promise<void> }
 
 describe.skipIf(!endpoint)('rehearsal gateway: IAM in front of the local servers', () => {
   let gw: Gateway;
   let strict: Gateway;
   let sqsServer: Server;
-  let s3rver: S3rverInstance;
+  let s3rver: LocalS3;
   let work: string;
   let queueUrl: string;
   const clients: { destroy(): void }[] = [];
@@ -62,11 +62,8 @@ describe.skipIf(!endpoint)('rehearsal gateway: IAM in front of the local servers
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'airless-gw-'));
     sqsServer = await createSqsServer({ port: 0, emulateQueueCreationLifecycle: false, accountId: ACCOUNT, region: 'us-east-1' });
-    const name: string = 's3rver';
-    const { default: S3rver } = (await import(name)) as { default: new (o: object) => S3rverInstance };
-    s3rver = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
-    const s3Port = (await s3rver.run()).port;
-    const upstream = { dynamodb: endpoint, sqs: `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`, s3: `http://127.0.0.1:${s3Port}` };
+    s3rver = await startS3rver({ directory: join(work, 's3'), buckets: [BUCKET] });
+    const upstream = { dynamodb: endpoint, sqs: `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`, s3: s3rver.endpoint };
     const options = { region: 'us-east-1', accountId: ACCOUNT, upstream, resourcePolicies: { [`arn:aws:s3:::${BUCKET}`]: bucketPolicy }, principals: [worker, both], clock: () => Date.parse('2026-11-22T12:00:00Z') };
     gw = await startGateway(options);
     strict = await startGateway({ ...options, cliAllowAll: false });

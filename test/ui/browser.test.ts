@@ -5,7 +5,9 @@
  * (docs/screenshots for the README).
  */
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import branching from '../../examples/dags/branching.js';
 import etl from '../../examples/dags/etl_daily.js';
@@ -13,17 +15,31 @@ import fanOutIn from '../../examples/dags/fan_out_in.js';
 import hourly from '../../examples/dags/hourly_catchup.js';
 import { dag } from '../../lib/sdk/index.js';
 import { apiOverRuntime, TOKEN } from '../api/support.js';
+import { attachUi } from '../../lib/cli/ui.js';
 import { launchChromium } from './chromium.js';
 
 const SHOTS = process.env.AIRLESS_SCREENSHOTS;
 const mapped = dag('mapped_ui', { schedule: null }, ({ task }) => {
-  const list = task('list_files', async () => ['a.csv', 'bb.csv', 'ccc.csv']);
+  const list = task('list_files', async (ctx) => {
+    // As an operator logs its job's links (docs/jobs.md): the task page shows them as links.
+    ctx.log.info('listed the inbox', { logs: 'https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1&x=<b>' });
+    return ['a.csv', 'bb.csv', 'ccc.csv'];
+  });
   task('size', async (ctx, file: string) => {
     ctx.log.info(`sizing ${file}`);
     return file.length;
   }).expand(list);
 });
+// XCom values JSON cannot write (issue 19, defect 1): the task page shows them.
+const oddXcom = dag('odd_xcom', { schedule: null }, ({ task }) => {
+  task('odd', () => {
+    const v: Record<string, unknown> = { total: 12345678901234567890n, seen: new Set(['a']) };
+    v.self = v;
+    return v;
+  });
+});
 let h: Awaited<ReturnType<typeof apiOverRuntime>>;
+let ctx: BrowserContext;
 let browser: Browser;
 let page: Page;
 
@@ -40,18 +56,18 @@ async function open(hash: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await apiOverRuntime([etl, branching, fanOutIn, hourly, mapped]);
+  h = await apiOverRuntime([etl, branching, fanOutIn, hourly, mapped, oddXcom]);
   // Runs like `npm start`: a few days of etl_daily (one with conf full), one of each other DAG.
   for (let d = 1; d <= 5; d++) {
     const run = await h.rt.trigger('etl_daily', { logicalDate: Date.parse(`2026-01-0${d}T02:00:00Z`), conf: d === 3 ? { full: true } : {} });
     await h.rt.runToCompletion('etl_daily', run.runId);
   }
-  for (const id of ['branching', 'fan_out_in', 'hourly_catchup', 'mapped_ui']) {
+  for (const id of ['branching', 'fan_out_in', 'hourly_catchup', 'mapped_ui', 'odd_xcom']) {
     const run = await h.rt.trigger(id, { logicalDate: Date.parse('2026-01-01T00:00:00Z') });
     await h.rt.runToCompletion(id, run.runId);
   }
   browser = await launchChromium();
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+  ctx = await browser.newContext({ viewport: { width: 1280, height: 760 } });
   await ctx.addInitScript(() => { (window as unknown as { __airlessPollMs: number }).__airlessPollMs = 150; });
   page = await ctx.newPage();
   page.on('pageerror', (err) => { throw err; });
@@ -63,11 +79,13 @@ afterAll(async () => {
 });
 
 describe('UI in Chromium', () => {
-  it('logs in from ?token= and lists the DAGs with recent runs', async () => {
-    await page.goto(`${h.api.url}/?token=${TOKEN}`);
-    expect(new URL(page.url()).search).toBe('');
+  it('signs in from /#token=, keeps the token in the tab (no cookie, gone from the address) and lists the DAGs with recent runs', async () => {
+    await page.goto(`${h.api.url}/#token=${TOKEN}`);
     await page.waitForSelector('[data-testid=dags] tr[data-dag]');
-    expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup', 'mapped_ui']);
+    expect(page.url()).toBe(`${h.api.url}/#/`);
+    expect(await ctx.cookies()).toEqual([]);
+    expect(await page.evaluate(() => sessionStorage.getItem('airless.token'))).toBe(TOKEN);
+    expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup', 'mapped_ui', 'odd_xcom']);
     expect(await page.$$eval('tr[data-dag=etl_daily] .dot', (d) => d.length)).toBe(5);
     await shot('dags');
   });
@@ -108,6 +126,12 @@ describe('UI in Chromium', () => {
     await shot('task-instance');
   });
 
+  it('shows an XCom value JSON cannot write (a BigInt, a Set, a cycle) on the task page', async () => {
+    const [run] = await h.rt.ports.store.listRuns('odd_xcom', { limit: 1 });
+    await open(`#/dags/odd_xcom/runs/${encodeURIComponent(run.runId)}/tasks/odd`);
+    expect(await page.textContent('[data-testid=xcom]')).toContain('{"total":{"$bigint":"12345678901234567890"},"seen":{"$set":["a"]},"self":{"$ref":"$"}}');
+  });
+
   it('shows a mapped task as one row marked [ ] and lists its instances, each with its own log and XCom', async () => {
     await open('#/dags/mapped_ui/grid');
     const size = page.locator('.row.task', { has: page.locator('.name', { hasText: /^size \[ \]$/ }) });
@@ -124,6 +148,10 @@ describe('UI in Chromium', () => {
     expect(await page.textContent('[data-testid=log]')).toMatch(/sizing bb\.csv/);
     expect(await page.textContent('[data-testid=xcom]')).toMatch(/return_value\s*6/);
     expect(await page.locator('[data-testid=instances]').count()).toBe(0);
+    await open(`#/dags/mapped_ui/runs/${encodeURIComponent(run.runId)}/tasks/list_files`);
+    expect(await page.$$eval('[data-testid=log] a', (a) => a.map((x) => [x.textContent, x.getAttribute('href'), x.getAttribute('rel')]))).toEqual([
+      ['logs', 'https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1&x=<b>', 'noopener noreferrer'],
+    ]);
   });
 
   it('clears a task with its downstream', async () => {
@@ -187,5 +215,31 @@ describe('UI in Chromium', () => {
     await page.waitForSelector('[data-testid=gantt] .bar');
     expect(await page.locator('[data-testid=gantt] .bar').count()).toBe(6);
     await shot('gantt');
+  });
+
+  it('keeps each UI signed in on its own port, and lets no page on another port see either token', async () => {
+    const heard: string[] = [];
+    const other = createServer((req, res) => { heard.push(`${req.headers.cookie ?? ''} ${req.headers.authorization ?? ''}`); res.end('<!doctype html><title>another local service</title>'); });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const second = await attachUi(h.rt, { port: '0', token: 'second-ui-token-42' }, { env: {}, out: () => {} });
+    try {
+      const page2 = await ctx.newPage();
+      await page2.goto(`${second.url}/#token=second-ui-token-42`);
+      await page2.waitForSelector('[data-testid=dags] tr[data-dag]');
+      // The first UI is still signed in after the second signed in (a shared cookie name logged it out).
+      await page.evaluate(() => { location.hash = '#/'; });
+      await page.reload();
+      await page.waitForSelector('[data-testid=dags] tr[data-dag]');
+      expect(await page.evaluate(() => sessionStorage.getItem('airless.token'))).toBe(TOKEN);
+      const third = await ctx.newPage();
+      await third.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      expect(await third.evaluate(() => [sessionStorage.getItem('airless.token'), localStorage.length, document.cookie])).toEqual([null, 0, '']);
+      await third.evaluate((u) => fetch(`${u}/api/v2/dags`, { mode: 'no-cors', credentials: 'include' }).catch(() => undefined), h.api.url);
+      expect(heard.join('\n')).not.toMatch(new RegExp(`${TOKEN}|second-ui-token-42`));
+      await Promise.all([page2.close(), third.close()]);
+    } finally {
+      await second.close();
+      await new Promise<void>((r) => other.close(() => r()));
+    }
   });
 });

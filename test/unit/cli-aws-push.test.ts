@@ -3,7 +3,6 @@
  * simulated register-bundle step writes. Polling waits on an injected sleep, never for real.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -14,15 +13,12 @@ import { LATEST_KEY } from '../../lib/adapters/aws/s3-bundles.js';
 import { BundleError } from '../../lib/engine/index.js';
 import { pushBundle } from '../../lib/cli/aws-push.js';
 import { exitCodeFor } from '../../lib/cli/output.js';
+import { startS3rver, type LocalS3 } from '../../lib/rehearsal/s3rver.js';
 
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
 const BUCKET = 'push-test';
 let work: string;
 let dags: string;
-let server: S3rverInstance;
+let server: LocalS3;
 let s3: S3Client;
 
 beforeAll(async () => {
@@ -32,10 +28,9 @@ beforeAll(async () => {
   await writeFile(join(dags, 'hello.ts'), `import { dag } from 'airless';
 export default dag('hello', { schedule: '@daily', startDate: '2026-01-01' }, ({ task }) => { task('say', async () => 'hi'); });
 `);
-  const name: string = 's3rver';
-  const { default: S3rver } = (await import(name)) as { default: new (o: Record<string, unknown>) => S3rverInstance };
-  server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
-  s3 = makeClients({ endpoints: { s3: `http://127.0.0.1:${(await server.run()).port}` } }).s3;
+  // As the rehearsal loads it: a PUT answers once the object is whole (push reads back what it wrote).
+  server = await startS3rver({ directory: join(work, 's3'), buckets: [BUCKET] });
+  s3 = makeClients({ endpoints: { s3: server.endpoint } }).s3;
 });
 
 afterAll(async () => {

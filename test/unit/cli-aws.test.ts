@@ -8,8 +8,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { makeClients } from '../../lib/adapters/aws/clients.js';
-import { fetchTaskLogs, logFilterPattern, parseLogLine } from '../../lib/cli/aws-ops.js';
-import { AwsConfigError, envFromOutputs, explainAwsError, queueArnFromUrl, workerLogGroup, type CliClients } from '../../lib/cli/aws-stack.js';
+import { cmdLogs, fetchTaskLogs, logFilterPattern, parseLogLine } from '../../lib/cli/aws-ops.js';
+import { MemoryStore } from '../../lib/adapters/memory/store.js';
+import type { AwsPorts } from '../../lib/adapters/aws/wiring.js';
+import { AwsConfigError, envFromOutputs, explainAwsError, functionLogGroups, queueArnFromUrl, workerLogGroup, type CliClients } from '../../lib/cli/aws-stack.js';
 import { runAwsCommand } from '../../lib/cli/aws.js';
 import { exitCodeFor, UsageError } from '../../lib/cli/output.js';
 
@@ -23,7 +25,7 @@ const OUTPUTS = {
   SchedulerGroup: 'Airless-timers', DagScheduleGroup: 'Airless-dags',
   // CloudFormation-generated table names
   TableDags: 'Airless-StateDags1-A', TableRuns: 'Airless-StateRuns2-B', TableTasks: 'Airless-StateTasks3-C',
-  TableTriggers: 'Airless-StateTriggers4-D', TableKv: 'Airless-StateKv5-E',
+  TableTriggers: 'Airless-StateTriggers4-D', TableKv: 'Airless-StateKv5-E', TableAssets: 'Airless-StateAssets6-F',
 };
 
 function clients(): CliClients {
@@ -51,7 +53,7 @@ beforeEach(() => {
 describe('stack outputs -> environment', () => {
   it('maps the outputs and derives the queue ARNs from their URLs', () => {
     expect(envFromOutputs(OUTPUTS, { stackName: 'Airless' })).toEqual({
-      tableNames: { dags: 'Airless-StateDags1-A', runs: 'Airless-StateRuns2-B', tasks: 'Airless-StateTasks3-C', triggers: 'Airless-StateTriggers4-D', kv: 'Airless-StateKv5-E' },
+      tableNames: { dags: 'Airless-StateDags1-A', runs: 'Airless-StateRuns2-B', tasks: 'Airless-StateTasks3-C', triggers: 'Airless-StateTriggers4-D', kv: 'Airless-StateKv5-E', assets: 'Airless-StateAssets6-F' },
       tablePrefix: '', queueUrl: OUTPUTS.QueueUrl, queueArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-Ready',
       bucket: 'airless-bundles-abc', shards: 8, timerGroup: 'Airless-timers', dagScheduleGroup: 'Airless-dags',
       schedulerRoleArn: '', schedulerDlqArn: 'arn:aws:sqs:eu-west-1:123456789012:Airless-SchedDlq',
@@ -84,6 +86,12 @@ describe('stack outputs -> environment', () => {
     ] });
     expect(await workerLogGroup(new CloudFormationClient({ region: 'eu-west-1' }), 'Airless', {})).toBe('worker-logs');
     expect(await workerLogGroup(new CloudFormationClient({ region: 'eu-west-1' }), 'Airless', { WorkerLogGroupName: 'named' })).toBe('named');
+    // airless logs reads the poker's and the tick's groups too; a stack without their outputs is searched once.
+    expect(await functionLogGroups(new CloudFormationClient({ region: 'eu-west-1' }), 'Airless', { WorkerLogGroupName: 'named' }))
+      .toEqual({ worker: 'named', tick: 'tick-logs' });
+    expect(await functionLogGroups(new CloudFormationClient({ region: 'eu-west-1' }), 'Airless', { WorkerLogGroupName: 'w', PokerLogGroupName: 'p', TickLogGroupName: 't' }))
+      .toEqual({ worker: 'w', poker: 'p', tick: 't' });
+    expect(cf).toHaveReceivedCommandTimes(ListStackResourcesCommand, 2);
   });
 });
 
@@ -150,5 +158,61 @@ describe('task logs', () => {
     expect(got.map((l) => l.message)).toEqual(['hi']);
     expect(logsMock).toHaveReceivedCommandTimes(FilterLogEventsCommand, 2);
     expect(logsMock).toHaveReceivedNthCommandWith(FilterLogEventsCommand, 2, { logGroupName: 'g', nextToken: 't' });
+  });
+});
+
+describe('airless logs of a batched sensor on a stack', () => {
+  it("reads the worker, poker and tick groups, then the poker's lines about its target within the try's wait", async () => {
+    const store = new MemoryStore();
+    const T = Date.parse('2026-01-01T00:00:00Z');
+    await store.createRun({ dagId: 'd', runId: 'r', state: 'success', runType: 'manual', logicalDate: T, dataIntervalStart: T, dataIntervalEnd: T, queuedAt: T, conf: {}, bundleVersion: 'v' } as never);
+    const at = (min: number) => new Date(T + min * 60_000).toISOString();
+    const ev = (o: Record<string, unknown>) => ({ message: JSON.stringify(o), timestamp: Date.parse(String(o.timestamp)) });
+    const ids = { dagId: 'd', runId: 'r', taskId: 'wait', tryNumber: 1 };
+    logsMock.on(FilterLogEventsCommand).resolves({ events: [] });
+    logsMock.on(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: logFilterPattern({ dagId: 'd', runId: 'r', taskId: 'wait' }) }).resolves({ events: [
+      ev({ ...ids, timestamp: at(5), level: 'INFO', message: 'sensor condition met', hashcode: 'h1' }),
+    ] });
+    logsMock.on(FilterLogEventsCommand, { logGroupName: 'worker', filterPattern: logFilterPattern({ dagId: 'd', runId: 'r', taskId: 'wait' }) }).resolves({ events: [
+      ev({ ...ids, timestamp: at(1), level: 'INFO', message: 'sensor waits for the poker', hashcode: 'h1', sensorType: 's3_key' }),
+    ] });
+    logsMock.on(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h1" }' }).resolves({ events: [
+      ev({ timestamp: at(2), level: 'INFO', message: 'poke: not yet', hashcode: 'h1', waiters: 2 }),
+      ev({ timestamp: at(5), level: 'INFO', message: 'poke: condition met', hashcode: 'h1', waiters: 2 }),
+      ev({ ...ids, timestamp: at(5), level: 'INFO', message: 'sensor condition met', hashcode: 'h1' }),
+    ] });
+    const out: string[] = [];
+    const p = { store } as unknown as AwsPorts;
+    expect(await cmdLogs(p, new CloudWatchLogsClient({ region: 'eu-west-1' }), { dagId: 'd', runId: 'r', taskId: 'wait', groups: { worker: 'worker', poker: 'poker', tick: 'tick' } }, (l) => out.push(l))).toBe(0);
+    expect(out.map((l) => l.replace(/^\S+ {2}/, ''))).toEqual([
+      'INFO   try 1  sensor waits for the poker  {"hashcode":"h1","sensorType":"s3_key"}',
+      'INFO   try 1  poke: not yet  {"hashcode":"h1","waiters":2}',
+      'INFO   try 1  poke: condition met  {"hashcode":"h1","waiters":2}',
+      'INFO   try 1  sensor condition met  {"hashcode":"h1"}',
+    ]);
+    for (const logGroupName of ['worker', 'poker', 'tick']) {
+      expect(logsMock).toHaveReceivedCommandWith(FilterLogEventsCommand, { logGroupName, filterPattern: logFilterPattern({ dagId: 'd', runId: 'r', taskId: 'wait' }) });
+    }
+    expect(logsMock).toHaveReceivedCommandWith(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h1" }', startTime: T + 60_000, endTime: T + 5 * 60_000 });
+    expect(logsMock).toHaveReceivedCommandTimes(FilterLogEventsCommand, 4);
+  });
+
+  it('a root sensor registered by airless trigger (no registration line in any group): the window is its try from the store', async () => {
+    const store = new MemoryStore();
+    const T = Date.parse('2026-01-01T00:00:00Z');
+    await store.createRun({ dagId: 'd', runId: 'r', state: 'success', runType: 'manual', logicalDate: T, dataIntervalStart: T, dataIntervalEnd: T, queuedAt: T, conf: {}, bundleVersion: 'v' } as never);
+    await store.putTask({ dagId: 'd', runId: 'r', taskId: 'root', state: 'success', tryNumber: 1, upstream: {}, startedAt: T + 1_000, endedAt: T + 180_000 } as never);
+    const ev = (o: Record<string, unknown>) => ({ message: JSON.stringify(o), timestamp: Date.parse(String(o.timestamp)) });
+    logsMock.on(FilterLogEventsCommand).resolves({ events: [] });
+    logsMock.on(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: logFilterPattern({ dagId: 'd', runId: 'r', taskId: 'root' }) }).resolves({ events: [
+      ev({ dagId: 'd', runId: 'r', taskId: 'root', tryNumber: 1, timestamp: new Date(T + 180_000).toISOString(), level: 'INFO', message: 'sensor condition met', hashcode: 'h2' }),
+    ] });
+    logsMock.on(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h2" }' }).resolves({ events: [
+      ev({ timestamp: new Date(T + 60_000).toISOString(), level: 'INFO', message: 'poke: not yet', hashcode: 'h2', waiters: 1 }),
+    ] });
+    const out: string[] = [];
+    await cmdLogs({ store } as unknown as AwsPorts, new CloudWatchLogsClient({ region: 'eu-west-1' }), { dagId: 'd', runId: 'r', taskId: 'root', groups: { worker: 'worker', poker: 'poker' } }, (l) => out.push(l));
+    expect(out.map((l) => l.replace(/^\S+ {2}/, '').replace(/ {2}\{.*$/, ''))).toEqual(['INFO   try 1  poke: not yet', 'INFO   try 1  sensor condition met']);
+    expect(logsMock).toHaveReceivedCommandWith(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h2" }', startTime: T + 1_000, endTime: T + 180_000 });
   });
 });

@@ -45,4 +45,17 @@ describe('airless variables / connections (local file)', () => {
     const gone = await airless('variables', 'get', 'bucket');
     expect([gone.code, gone.err.trim()]).toEqual([2, 'airless: variable "bucket" does not exist']);
   });
+
+  it("connections get masks Airflow's sensitive fields in extras at any depth (keyfile_dict, service_account, nested passwords)", async () => {
+    const extra = { project: 'p1', keyfile_dict: { type: 'service_account', private_key: '-----BEGIN KEY-----abc', n: 1 },
+      service_account: 'robot@p1.iam', auth: { user: 'u', password: 'nested-pw-77' }, hosts: [{ api_key: 'key-in-a-list' }] };
+    expect((await airless('connections', 'set', 'gcp', JSON.stringify({ conn_type: 'google_cloud_platform', extra }))).code).toBe(0);
+    const json = await airless('connections', 'get', 'gcp', '--json');
+    expect(JSON.parse(json.out).extra).toEqual({
+      project: 'p1', keyfile_dict: { type: '***', private_key: '***', n: 1 }, service_account: '***', auth: { user: 'u', password: '***' }, hosts: [{ api_key: '***' }],
+    });
+    const text = await airless('connections', 'get', 'gcp');
+    for (const out of [json.out, text.out]) for (const secret of ['BEGIN KEY', 'robot@', 'nested-pw-77', 'key-in-a-list']) expect(out).not.toContain(secret);
+    expect(text.out).toContain('p1');
+  });
 });

@@ -59,7 +59,7 @@ describe('dynamic task mapping', () => {
     expect(await xcom(rt, 'big_items', r.run.runId, 'after')).toEqual([big, new Date('2026-01-02T00:00:00Z'), 3]);
   });
 
-  it('an empty list skips the mapped task (one instance, no map index) and its all_success downstream', async () => {
+  it('an empty list skips the mapped task (one instance, no map index, try 0: it never ran) and its all_success downstream', async () => {
     const d = dag('empty_map', {}, ({ task }) => {
       const list = task('list', async () => []);
       const each = task('each', async (_ctx, x: number) => x).expand(list);
@@ -69,6 +69,8 @@ describe('dynamic task mapping', () => {
     const r = await runOnce(rt, 'empty_map');
     expect(r.states).toEqual({ list: 'success', each: 'skipped', after: 'skipped' });
     expect(r.tasks.each!.mapIndex).toBeUndefined();
+    // As Airflow: the scheduler skips it at expansion, try_number 0.
+    expect(r.tasks.each!.tryNumber).toBe(0);
     expect(r.run.state).toBe('success');
   });
 

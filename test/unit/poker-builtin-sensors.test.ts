@@ -140,6 +140,26 @@ describe('s3_key sensor', () => {
     expect(regions).toEqual([undefined]);
   });
 
+  it('a prefix poke follows a page only while it is empty yet truncated (bounded), never a page with a key', async () => {
+    const pages = [
+      { KeyCount: 0, IsTruncated: true, NextContinuationToken: 't1' },
+      { KeyCount: 0, IsTruncated: true, NextContinuationToken: 't2' },
+      { KeyCount: 1, IsTruncated: true, NextContinuationToken: 't3' },
+    ];
+    const inputs: unknown[] = [];
+    const client: S3Like = { send: async (cmd) => { inputs.push(cmd.input); return pages[inputs.length - 1]; } };
+    expect(await s3KeySensor(() => client)({ bucket: 'b', prefix: 'p/' }, env)).toBe(true);
+    expect(inputs).toEqual([
+      { Bucket: 'b', Prefix: 'p/', MaxKeys: 1 },
+      { Bucket: 'b', Prefix: 'p/', MaxKeys: 1, ContinuationToken: 't1' },
+      { Bucket: 'b', Prefix: 'p/', MaxKeys: 1, ContinuationToken: 't2' },
+    ]);
+    let calls = 0;
+    const endless: S3Like = { send: async () => ({ KeyCount: 0, IsTruncated: true, NextContinuationToken: `t${++calls}` }) };
+    expect(await s3KeySensor(() => endless)({ bucket: 'b', prefix: 'p/' }, env)).toBe(false);
+    expect(calls).toBe(10);
+  });
+
   it('rethrows errors other than not-found, and rejects ambiguous contexts', async () => {
     const denied: S3Like = { send: async () => { throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }); } };
     const poke = s3KeySensor(() => denied);

@@ -98,6 +98,15 @@ export const TABLES = {
     lsis: [],
     ttlAttribute: 'ttl',
   },
+  /** Assets: registry `R`, watchers `W#<source>`, events `E#<hash>` (listed per asset by `byAsset`), queues `Q#<dagId>` (dynamo-assets.ts). */
+  assets: {
+    suffix: 'assets',
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    gsis: [{ indexName: 'byAsset', partitionKey: { name: 'asset', type: 'S' }, sortKey: { name: 'ref', type: 'S' }, projection: 'KEYS_ONLY' }],
+    lsis: [],
+    ttlAttribute: 'expiresAt',
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableId = keyof typeof TABLES;

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
 import type { Cas, LimitMove, Metrics, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
-import { isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
+import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
 import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
 import { expiresAtSeconds, isExpired } from '../expiry.js';
@@ -31,7 +31,12 @@ import { DynamoTriggers } from './dynamo-triggers.js';
 import { DynamoRunEnds } from './dynamo-run-ends.js';
 import { DynamoRunSlots, NO_SLOTS, slotsOf } from './dynamo-run-slots.js';
 import { DynamoRunLists } from './dynamo-runs.js';
-import type { MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
+import { DynamoBackfills } from './dynamo-backfills.js';
+import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
+import { DynamoAssets } from './dynamo-assets.js';
+import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from '../../engine/index.js';
+import { DynamoKeptEvents } from './dynamo-events.js';
+import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -77,7 +82,32 @@ export class DynamoStore implements Store {
     this.runEnds = new DynamoRunEnds(this.r, this.t.kv);
     this.slots = new DynamoRunSlots(this.r, this.t.dags);
     this.runLists = new DynamoRunLists(this.r, this.t, (d, r) => this.getRun(d, r), (i) => this.decodeRun(i));
+    this.backfills = new DynamoBackfills(this.r, this.t.kv, {
+      runsTable: this.t.runs, runItem: (run) => this.runItem(run),
+      runPatch: (x, patch, dagId, runId) => this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] }),
+    });
+    this.assets = new DynamoAssets(this.r, this.t.assets);
+    this.kept = new DynamoKeptEvents(this.r, this.t.kv);
   }
+
+  // Backfills (dynamo-backfills.ts).
+  private readonly backfills: DynamoBackfills;
+  nextBackfillId(): Promise<number> { return this.backfills.nextBackfillId(); }
+  createBackfill(b: Backfill) { return this.backfills.createBackfill(b); }
+  getBackfill(id: number) { return this.backfills.getBackfill(id); }
+  listBackfills(dagId: string) { return this.backfills.listBackfills(dagId); }
+  listOpenBackfills() { return this.backfills.listOpenBackfills(); }
+  updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
+  stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
+  completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+  takeBackfillSlot(id: number, runId: string, now: number) { return this.backfills.takeBackfillSlot(id, runId, now); }
+  releaseBackfillSlot(id: number, runId: string) { return this.backfills.releaseBackfillSlot(id, runId); }
+  backfillSlotHolders(id: number) { return this.backfills.backfillSlotHolders(id); }
+
+  // Events kept for waits stored after them (dynamo-events.ts).
+  private readonly kept: DynamoKeptEvents;
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // Dynamic task mapping's counts and instances (dynamo-mapping.ts).
   private readonly maps: DynamoMapCounts;
@@ -187,11 +217,17 @@ export class DynamoStore implements Store {
   // ------------------------------------------------------------------------- runs
 
   async createRun(run: DagRun): Promise<Cas<DagRun>> {
+    return casPut(this.r, this.t.runs, await this.runItem(run), 'dagId', plain(run), (i) => this.decodeRun(i));
+  }
+
+  private async runItem(run: DagRun): Promise<Item> {
     parseRunState(run.state);
     const item = encodeFields(run, new Set(['conf']));
     item['conf'] = await encodeJson(run.conf, blobPath('conf', run.dagId, run.runId), `conf of run ${run.dagId}/${run.runId}`, this.blobs);
-    if (run.state === 'queued') item['activeDag'] = { S: run.dagId };
-    return casPut(this.r, this.t.runs, item, 'dagId', plain(run), (i) => this.decodeRun(i));
+    // Queued runs are in the `active` index, and so is a backfill's run while it has not ended:
+    // it holds its slot on its backfill, not on the DAG's item (dynamo-runs.ts finds running runs there).
+    if (run.state === 'queued' || (run.backfillId !== undefined && !isRunTerminal(run.state))) item['activeDag'] = { S: run.dagId };
+    return item;
   }
 
   async getRun(dagId: string, runId: string, opts: { eventually?: boolean } = {}): Promise<DagRun | undefined> {
@@ -210,9 +246,10 @@ export class DynamoStore implements Store {
     const x = new Expr();
     const cond = and(exists(x, 'dagId'), stateIs(x, expect.state));
     await this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] });
-    // Only queued runs are in the `active` index: a running run is found through its DAG's slot holders.
+    // Only queued runs are in the `active` index: a running run is found through its DAG's slot
+    // holders; a backfill's running run (its patch names the backfill) stays in the index.
     if (patch.state != null) {
-      if (patch.state === 'queued') x.set('activeDag', { S: dagId });
+      if (patch.state === 'queued' || (patch.state === 'running' && patch.backfillId != null)) x.set('activeDag', { S: dagId });
       else x.remove('activeDag');
     }
     return casUpdate(this.r, this.t.runs, key, x, cond, (i: Item) => this.decodeRun(i));
@@ -407,4 +444,22 @@ export class DynamoStore implements Store {
       else x.set(k, encodeValue(k, v));
     }
   }
+
+  // ------------------------------------------------------------------ assets (dynamo-assets.ts)
+
+  private readonly assets: DynamoAssets;
+  putAssetRecord(rec: AssetRecord): Promise<void> { return this.assets.putAssetRecord(rec); }
+  getAssetRecord(uri: string): Promise<AssetRecord | undefined> { return this.assets.getAssetRecord(uri); }
+  listAssetRecords(): Promise<AssetRecord[]> { return this.assets.listAssetRecords(); }
+  putAssetWatcher(w: AssetWatcherEntry): Promise<void> { return this.assets.putAssetWatcher(w); }
+  deleteAssetWatcher(w: AssetWatcherEntry): Promise<void> { return this.assets.deleteAssetWatcher(w); }
+  listAssetWatchers(source: string): Promise<AssetWatcherEntry[]> { return this.assets.listAssetWatchers(source); }
+  putAssetEvent(e: AssetEventRecord) { return this.assets.putAssetEvent(e); }
+  getAssetEvents(refs: readonly string[]): Promise<AssetEventRecord[]> { return this.assets.getAssetEvents(refs); }
+  listAssetEvents(uri: string, o: { limit: number; after?: number; before?: number }) { return this.assets.listAssetEvents(uri, o); }
+  markAssetEventsConsumed(refs: readonly string[], runKey: string): Promise<void> { return this.assets.markAssetEventsConsumed(refs, runKey); }
+  queueAssetEvent(dagId: string, uri: string, ref: string, now: number, cap: number): Promise<QueueOutcome> { return this.assets.queueAssetEvent(dagId, uri, ref, now, cap); }
+  getAssetQueue(dagId: string): Promise<AssetQueue | undefined> { return this.assets.getAssetQueue(dagId); }
+  consumeAssetQueue(dagId: string, gen: number, refs: Readonly<Record<string, readonly string[]>>, now: number) { return this.assets.consumeAssetQueue(dagId, gen, refs, now); }
+  clearAssetQueue(dagId: string, uri?: string): Promise<void> { return this.assets.clearAssetQueue(dagId, uri); }
 }

@@ -8,6 +8,7 @@ import { EmfMetrics } from './metrics.js';
 import { PowertoolsLog } from './log.js';
 import { awsPorts, readAwsEnv, type AwsPorts } from './wiring.js';
 import { makeClients, type AwsClients } from './clients.js';
+import { awsJobDrivers } from '../../operators/index.js';
 
 let cached: AwsPorts | undefined;
 
@@ -19,6 +20,7 @@ export function lambdaPorts(opts: { clients?: AwsClients; reset?: boolean } = {}
       metrics: new EmfMetrics(),
       log: new PowertoolsLog(),
       cacheDir: process.env.AIRLESS_BUNDLE_CACHE ?? '/tmp/airless-bundles',
+      jobs: awsJobDrivers(endpointOptions(process.env)),
     });
   }
   return cached;
@@ -39,13 +41,21 @@ export function flushMetrics(): middy.MiddlewareObj {
  * of that endpoint; makeClients uses path-style S3 for explicit endpoints.
  */
 function endpointClients(env: NodeJS.ProcessEnv): AwsClients | undefined {
+  const o = endpointOptions(env);
+  if (!o.endpoint) return undefined;
+  const endpoint = o.endpoint;
+  return makeClients({
+    region: o.region, credentials: o.credentials,
+    endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint, ssm: endpoint, secretsmanager: endpoint },
+  });
+}
+
+/** The endpoint, region and credentials of AWS_ENDPOINT_URL's environment (none without it). */
+function endpointOptions(env: NodeJS.ProcessEnv) {
   const endpoint = env.AWS_ENDPOINT_URL;
-  if (!endpoint) return undefined;
+  if (!endpoint) return {};
   const credentials = env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
     ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN }
     : { accessKeyId: 'test', secretAccessKey: 'test' };
-  return makeClients({
-    region: env.AWS_REGION, credentials,
-    endpoints: { dynamodb: endpoint, sqs: endpoint, s3: endpoint, scheduler: endpoint, ssm: endpoint, secretsmanager: endpoint },
-  });
+  return { endpoint, region: env.AWS_REGION, credentials };
 }

@@ -19,6 +19,8 @@ import { SchedulerTimer } from './scheduler-timer.js';
 import { SqsQueue } from './sqs-queue.js';
 import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from './secrets-aws.js';
 import { AwsNotifier } from '../callbacks-notify.js';
+import { awsJobDrivers } from '../../operators/index.js';
+import type { JobDrivers } from '../../engine/index.js';
 
 export interface AwsEnv {
   /** Table names by schema id; a table not named here is `tablePrefix` + its suffix. */
@@ -90,7 +92,7 @@ export interface AwsPorts extends Ports {
  */
 export function awsPorts(
   env: AwsEnv,
-  opts: { clients?: AwsClients; metrics: Metrics; log: Log; clock?: Clock; workerId?: string; cacheDir?: string },
+  opts: { clients?: AwsClients; metrics: Metrics; log: Log; clock?: Clock; workerId?: string; cacheDir?: string; /** The operators' job services (default: the AWS SDK's, made on first use). */ jobs?: JobDrivers },
 ): AwsPorts {
   const clients = opts.clients ?? makeClients();
   const clock = opts.clock ?? new SystemClock();
@@ -124,5 +126,6 @@ export function awsPorts(
     }),
     notifier: new AwsNotifier(),
     workerId: opts.workerId ?? randomUUID().slice(0, 8),
+    jobs: opts.jobs ?? awsJobDrivers(),
   };
 }

@@ -34,7 +34,10 @@ export class MemoryLog implements Log {
   constructor(private sink?: (l: LogLine) => void, private keep = 10_000) {}
   private add(level: LogLine['level'], msg: string, fields?: Record<string, unknown>) {
     const l = { level, msg, fields };
-    if (this.lines.length < this.keep) this.lines.push(l);
+    this.lines.push(l);
+    // Keeps the last `keep` lines (a long dev keeps logging); drops a tenth at once, so the
+    // copy is paid once per keep/10 lines.
+    if (this.lines.length > this.keep) this.lines.splice(0, this.lines.length - this.keep + Math.floor(this.keep / 10));
     this.sink?.(l);
   }
   info(msg: string, fields?: Record<string, unknown>) { this.add('info', msg, fields); }
@@ -73,6 +76,14 @@ export function observeStore(store: Store, onEvent: (e: StateEvent) => void): St
   wrapped.createRun = async (run) => {
     const r = await store.createRun(run);
     if (r.ok) onEvent({ type: 'run', run: r.item });
+    return r;
+  };
+  // A backfill's step creates or reopens a run in the same write (flow/backfill.ts).
+  wrapped.stepBackfill = async (id, step, run) => {
+    const r = await store.stepBackfill(id, step, run);
+    const key = run && ('put' in run ? run.put : run.reopen);
+    const after = r.ok && key ? await store.getRun(key.dagId, key.runId) : undefined;
+    if (after) onEvent({ type: 'run', run: after, from: run && 'reopen' in run ? run.reopen.expectState : undefined });
     return r;
   };
   // Every other method goes to the store itself, bound, so its own fields stay its own.

@@ -18,7 +18,11 @@ import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
 import { MemoryRunEnds } from './run-ends.js';
 import { MemoryRunSlots } from './run-slots.js';
-import type { MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
+import { MemoryBackfills } from './backfills.js';
+import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
+import { MemoryAssets } from './assets.js';
+import { MemoryKeptEvents } from './events.js';
+import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -30,7 +34,7 @@ import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, condi
  * await store.createRun(run);
  * const r = await store.updateTask(key, { state: 'queued', tryNumber: 1 }, { state: 'running' }, { delta: 1, max: 4 });
  */
-export class MemoryStore implements Store {
+export class MemoryStore extends MemoryAssets implements Store {
   private readonly dags = new Map<string, DagRecord>();
   private readonly runs = new Map<string, Map<string, DagRun>>();
   private readonly activeRuns = new Map<string, DagRun>();
@@ -68,6 +72,32 @@ export class MemoryStore implements Store {
   private readonly slots = new MemoryRunSlots();
   async takeRunSlot(dagId: string, runId: string, max: number, now: number): Promise<RunSlotTake> { return this.slots.take(this.dags.has(dagId), dagId, runId, max, now); }
   async releaseRunSlot(dagId: string, runId: string): Promise<number | undefined> { return this.slots.release(this.dags.has(dagId), dagId, runId); }
+
+  /**
+   * Backfills (backfills.ts). A step writes its run through createRun/updateRun, whose
+   * bodies run synchronously up to their return: the run and the backfill change in the
+   * same turn, as DynamoDB's transaction makes them change together.
+   */
+  private readonly backfills = new MemoryBackfills({
+    peekRun: (dagId, runId) => this.runs.get(dagId)?.get(runId),
+    putRun: (run) => void this.createRun(run),
+    patchRun: (dagId, runId, patch) => void this.updateRun(dagId, runId, { state: this.runs.get(dagId)!.get(runId)!.state }, patch),
+  });
+  nextBackfillId(): Promise<number> { return this.backfills.nextBackfillId(); }
+  createBackfill(b: Backfill) { return this.backfills.createBackfill(b); }
+  getBackfill(id: number) { return this.backfills.getBackfill(id); }
+  listBackfills(dagId: string) { return this.backfills.listBackfills(dagId); }
+  listOpenBackfills() { return this.backfills.listOpenBackfills(); }
+  updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
+  stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
+  completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+  takeBackfillSlot(id: number, runId: string, now: number) { return this.backfills.takeBackfillSlot(id, runId, now); }
+  releaseBackfillSlot(id: number, runId: string) { return this.backfills.releaseBackfillSlot(id, runId); }
+  backfillSlotHolders(id: number) { return this.backfills.backfillSlotHolders(id); }
+  /** Events kept for waits stored after them (events.ts). */
+  private readonly kept = new MemoryKeptEvents();
+  keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
+  keptEvents(key: string, now: number): Promise<KeptEvent[]> { return this.kept.keptEvents(key, now); }
 
   // ----------------------------------------------------------------- DAG registry
 

@@ -4,7 +4,7 @@
  */
 import { fileConnection } from '../../adapters/secrets-local.js';
 import { connectionUri, parseConnection } from '../../adapters/secrets-parse.js';
-import { redactDeep, type Connection } from '../../engine/index.js';
+import { maskFields, type Connection } from '../../engine/index.js';
 import { UsageError } from '../output.js';
 import type { Command } from '../registry.js';
 import { backendFor, checkKey, SECRET_OPTIONS, STDIO, type SecretsIo } from '../secrets-backend.js';
@@ -18,10 +18,14 @@ function command(verb: string, args: Command['args'], summary: string, run: Hand
   return { words: ['connections', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run: (a, o) => run(a, o, STDIO) };
 }
 
-/** The connection as shown: the password and sensitive extras masked. */
+/**
+ * The connection as shown: the password masked, and in the extras every value under one
+ * of Airflow's sensitive field names (keyfile_dict, service_account, password... at any
+ * depth: maskFields), as Airflow's masker shows them.
+ */
 function shown(c: Connection): Connection {
   const masked: Connection = { ...c, ...(c.password !== undefined ? { password: '***' } : {}) };
-  masked.extra = Object.fromEntries(Object.entries(c.extra).map(([k, v]) => [k, /secret|password|passwd|token|api_?key|private_key|authorization|passphrase/i.test(k) ? '***' : redactDeep(v)]));
+  masked.extra = maskFields(c.extra) as Connection['extra'];
   return masked;
 }
 

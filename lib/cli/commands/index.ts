@@ -3,6 +3,7 @@
  * one file in this folder and one line here.
  */
 import type { Command } from '../registry.js';
+import { backfill } from './backfill.js';
 import { build } from './build.js';
 import { clear } from './clear.js';
 import { dagsList } from './dags-list.js';
@@ -23,9 +24,11 @@ import { unpause } from './unpause.js';
 import { ui } from './ui.js';
 import { variablesDelete, variablesGet, variablesList, variablesSet } from './variables.js';
 import { connectionsDelete, connectionsGet, connectionsList, connectionsSet } from './connections.js';
+import { assetsEmit, assetsEvents, assetsList } from './assets.js';
 
 export const COMMANDS: readonly Command[] = [
-  init, build, dagsList, run, tasksTest, dev,
+  init, build, dagsList, run, backfill, tasksTest, dev,
   push, trigger, runs, tasks, logs, signal, pause, unpause, clear, ui, timerPump, rehearse,
   variablesSet, variablesGet, variablesList, variablesDelete, connectionsSet, connectionsGet, connectionsList, connectionsDelete,
+  assetsList, assetsEvents, assetsEmit,
 ];

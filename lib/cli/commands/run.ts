@@ -9,6 +9,7 @@ export const run: Command = {
 Examples:
   airless run dags --dag example --time-warp
   airless run dags --all --time-warp --json
+  airless run dags --dag producer --time-warp --json     (also runs the DAGs its asset events trigger; --no-follow not)
   airless run dags --dag etl --signal 'approve-{{ ds }}={"by":"me"}' --store dynamodb-local`,
   options: {
     dag: { type: 'string', value: 'ID', help: 'the DAG to run' },
@@ -24,10 +25,12 @@ Examples:
     json: COMMON.json,
     quiet: { type: 'boolean', help: 'no progress lines (with --runs: one throughput line)' },
     'no-typecheck': COMMON.noTypecheck,
+    'no-follow': { type: 'boolean', help: 'do not run the DAGs that the runs\' asset events trigger (they run by default, in this process)' },
+    'mock-operators': { type: 'boolean', help: "simulate the operators' AWS jobs (each succeeds a minute after it starts) instead of starting them with your credentials" },
   },
   run: ([dir], o) => cmdRun(dir, {
     dag: o.dag, all: o.all, conf: o.conf, logicalDate: o['logical-date'], timeWarp: o['time-warp'], signal: o.signal,
     runs: o.runs, concurrency: o.concurrency, store: o.store, dynamodbEndpoint: o['dynamodb-endpoint'],
-    json: o.json, quiet: o.quiet, typecheck: !o['no-typecheck'],
+    json: o.json, quiet: o.quiet, typecheck: !o['no-typecheck'], follow: !o['no-follow'], mockOperators: o['mock-operators'],
   }),
 };

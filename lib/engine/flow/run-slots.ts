@@ -6,10 +6,12 @@
  * maxActiveRuns runs, and only then) and gives back the slots of runs that ended, and of
  * runs never created once the slot is older than any creator can live (a worker's lease).
  */
-import type { DagRecord } from '../model.js';
+import type { DagRecord, DagRun } from '../model.js';
+import type { Backfill } from '../model/backfill.js';
 import type { Ports } from '../ports.js';
 import type { RunSlotTake } from '../model/run-slots-store.js';
 import { isRunTerminal } from '../states.js';
+import { afterRunEnded } from './backfill-hooks.js';
 
 /**
  * Takes a slot of `dag` for `runId`; when the DAG is full, first gives back the slots of
@@ -39,4 +41,40 @@ export async function takeRunSlot(p: Ports, dag: DagRecord, runId: string): Prom
   if (freed > 0) p.log.warn('run slots given back for runs that had ended or were never created', { dagId: dag.dagId, slots: freed });
   const queuedHolders = runs.filter((r) => r?.state === 'queued' && r.runId !== runId).map((r) => r!.runId);
   return { take: freed > 0 ? await p.store.takeRunSlot(dag.dagId, runId, max, p.clock.now()) : 'full', queuedHolders };
+}
+
+/**
+ * Gives back the slot a run held after its end was written: a backfill's run its
+ * backfill's (then asks for the backfill's next run, flow/backfill-hooks.ts), any other
+ * run its DAG's. Returns the DAG's slots still held (undefined for a backfill's run, or
+ * when the DAG is gone).
+ *
+ * @example
+ * await giveBackSlot(p, run); // after the run's end was written
+ */
+export async function giveBackSlot(p: Ports, run: Pick<DagRun, 'dagId' | 'runId' | 'backfillId'>): Promise<number | undefined> {
+  if (run.backfillId === undefined) return p.store.releaseRunSlot(run.dagId, run.runId);
+  await p.store.releaseBackfillSlot(run.backfillId, run.runId);
+  await afterRunEnded(p, run);
+  return undefined;
+}
+
+/**
+ * Gives back the slots of a backfill's runs that ended without giving theirs back (a
+ * crash between the end and the give-back) or are gone. Read only when the backfill looks
+ * full or done: at most its maxActiveRuns runs. Returns how many it gave back.
+ *
+ * @example
+ * if (b.active >= b.maxActiveRuns) await freeEndedBackfillSlots(p, b);
+ */
+export async function freeEndedBackfillSlots(p: Ports, b: Pick<Backfill, 'id' | 'dagId'>): Promise<number> {
+  let freed = 0;
+  for (const runId of await p.store.backfillSlotHolders(b.id)) {
+    const run = await p.store.getRun(b.dagId, runId);
+    if (run && !isRunTerminal(run.state)) continue;
+    await p.store.releaseBackfillSlot(b.id, runId);
+    freed++;
+  }
+  if (freed > 0) p.log.warn('backfill slots given back for runs that had ended', { backfillId: b.id, dagId: b.dagId, slots: freed });
+  return freed;
 }

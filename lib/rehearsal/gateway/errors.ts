@@ -4,7 +4,9 @@
  */
 
 /** The services the gateway knows, by SigV4 signing name. */
-export type Service = 'dynamodb' | 'sqs' | 's3' | 'scheduler' | 'ssm' | 'secretsmanager';
+export type Service = 'dynamodb' | 'sqs' | 's3' | 'scheduler' | 'ssm' | 'secretsmanager'
+  // EventBridge and the job services (events/, jobs/): JSON 1.1, JSON 1.0 (states) or REST-JSON.
+  | 'events' | 'ecs' | 'glue' | 'athena' | 'states' | 'batch' | 'emr-serverless' | 'lambda';
 
 export interface GatewayResponse {
   status: number;
@@ -37,12 +39,21 @@ export function errorResponse(service: Service, status: number, code: string, me
       return json(status, { __type: `com.amazon.coral.service#${code}`, message }, 'application/x-amz-json-1.0', requestId);
     case 'ssm':
     case 'secretsmanager':
+    case 'events':
+    case 'ecs':
+    case 'glue':
+    case 'athena':
       return json(status, { __type: code, message }, 'application/x-amz-json-1.1', requestId);
+    case 'states':
+      return json(status, { __type: code, message }, 'application/x-amz-json-1.0', requestId);
+    case 'batch':
+    case 'emr-serverless':
+    case 'lambda':
     case 'scheduler':
       return {
         status,
         headers: { 'content-type': 'application/json', 'x-amzn-errortype': code, 'x-amzn-requestid': requestId },
-        body: JSON.stringify({ Message: message }),
+        body: JSON.stringify({ Message: message, message }),
       };
     case 's3':
       return {
@@ -72,7 +83,7 @@ export function deniedMessage(caller: string, action: string, resource: string, 
 /** The access-denied response of `service` (S3: 403 AccessDenied; Scheduler: 403; DynamoDB/SQS: 400). */
 export function accessDenied(service: Service, message: string): GatewayResponse {
   if (service === 's3') return errorResponse('s3', 403, 'AccessDenied', message);
-  if (service === 'scheduler') return errorResponse('scheduler', 403, 'AccessDeniedException', message);
+  if (service === 'scheduler' || service === 'batch' || service === 'emr-serverless' || service === 'lambda') return errorResponse(service, 403, 'AccessDeniedException', message);
   return errorResponse(service, 400, 'AccessDeniedException', message);
 }
 
@@ -80,6 +91,6 @@ export function accessDenied(service: Service, message: string): GatewayResponse
 export function unknownAccessKey(service: Service, accessKeyId: string): GatewayResponse {
   if (service === 's3') return errorResponse('s3', 403, 'InvalidAccessKeyId', `The AWS Access Key Id you provided does not exist in our records. (${accessKeyId})`);
   if (service === 'sqs') return errorResponse('sqs', 403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
-  if (service === 'scheduler') return errorResponse('scheduler', 403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+  if (service === 'scheduler' || service === 'batch' || service === 'emr-serverless' || service === 'lambda') return errorResponse(service, 403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
   return errorResponse(service, 400, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
 }

@@ -44,6 +44,9 @@
  * // worker thread env: AWS_ENDPOINT_URL=gw.url, AWS_ACCESS_KEY_ID=AKIDWORKER, AWS_SECRET_ACCESS_KEY=x
  */
 import type { SchedulerEmulator, ScheduleFire } from './scheduler/types.js';
+import type { EventBridge } from './eventbridge/bus.js';
+import type { JobHooks, JobRunner } from './jobs/index.js';
+import type { Faults } from './faults.js';
 
 export type { SchedulerEmulator, ScheduleFire, ScheduleTarget, Schedule, ScheduleInput, DeadLetter, RunDueResult } from './scheduler/types.js';
 
@@ -128,6 +131,14 @@ export interface Gateway {
   url: string;
   decisions: Decision[];
   scheduler: SchedulerEmulator;
+  /** The EventBridge emulator: buses, rules, PutEvents, AWS services' own events (eventbridge/). */
+  events: EventBridge;
+  /** The simulated jobs of ECS, Batch, Glue, Step Functions, Athena, EMR Serverless (jobs/). */
+  jobs: JobRunner;
+  /** Faults a scenario injects into allowed calls (faults.ts): a 500, or an S3 object gone. */
+  faults: Faults;
+  /** Where Athena writes results and how Lambda's Invoke runs a function: the rehearsal sets them. */
+  setJobHooks(hooks: JobHooks): void;
   /** Authorize (and record) one action by a principal (or a principal name/role ARN). */
   authorize(principal: Principal | string, action: string, resource: string, context?: Record<string, string | string[]>): Promise<boolean>;
   /** Evaluate without recording, with any policy set: used to replay decisions against a policy minus one statement. */
@@ -136,5 +147,10 @@ export interface Gateway {
 }
 
 export { startGateway } from './server.js';
+export { EventBridge, DeliveryError } from './eventbridge/bus.js';
+export type { BusEvent, BusRule, Delivery, EventDeadLetter, EventSink, RuleTarget } from './eventbridge/types.js';
+export { JobApiError } from './jobs/api.js';
+export { Faults, type Fault } from './faults.js';
+export { JobRunner, type JobBehaviour, type JobHooks, type JobSelector, type JobService, type LambdaInvoker, type SimJob, type JobResources } from './jobs/index.js';
 export { evaluate, type EvaluateInput, type EvaluateResult } from './authorize.js';
 import { evaluate } from './authorize.js';

@@ -21,6 +21,8 @@ import type { Gateway, GatewayOptions, Principal } from './index.js';
 import { Scheduler } from './scheduler/emulator.js';
 import { schedulerRoute, serveScheduler } from './scheduler/http.js';
 import { settingsRequest, settingsStores } from './params/index.js';
+import { JobApiError, jobsAndEvents } from './jobs-events.js';
+import { faultError, Faults, noSuchKey } from './faults.js';
 
 const SERVICES = new Set<Service>(['dynamodb', 'sqs', 's3', 'scheduler', 'ssm', 'secretsmanager']);
 const GATEWAY_HOSTS = ['localhost', '127.0.0.1'];
@@ -44,13 +46,15 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const scope = { region: o.region, accountId: o.accountId };
   const upstreamKey = o.upstreamAccessKeyId ?? 'S3RVER';
   const settings = settingsStores(scope);
+  const extra = jobsAndEvents(o, access);
+  const faults = new Faults();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://gateway');
     const cred = credentialOf(req.headers, url.searchParams);
     const target = String(req.headers['x-amz-target'] ?? '');
     const service = (cred?.service ?? (target.startsWith('DynamoDB_') ? 'dynamodb' : target.startsWith('AmazonSQS.') ? 'sqs' : 's3')) as Service;
-    if (!SERVICES.has(service)) {
+    if (!SERVICES.has(service) && !extra.serves(service)) {
       return send(res, { status: 400, headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'UnknownOperationException' }, body: JSON.stringify({ message: `The rehearsal gateway does not serve the '${service}' service` }) });
     }
     const principal = access.byKey(cred?.accessKeyId ?? '');
@@ -61,7 +65,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     const body = streamS3 ? undefined : await readBody(req);
     let checks: Check[];
     let route: ReturnType<typeof schedulerRoute> | undefined;
-    let local: (() => GatewayResponse) | undefined;
+    let local: (() => GatewayResponse | Promise<GatewayResponse>) | undefined;
     let path = url.pathname + url.search;
     try {
       const json = () => (body && body.length ? JSON.parse(body.toString('utf8')) as Record<string, unknown> : {});
@@ -72,12 +76,15 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
         checks = schedulerChecks(route, scope);
       } else if (service === 'ssm' || service === 'secretsmanager') {
         ({ checks, serve: local } = settingsRequest(service, target, json(), scope, settings, o.clock));
+      } else if (extra.serves(service)) {
+        ({ checks, serve: local } = extra.request(service, req, url, target, body, principal));
       } else {
         const t = s3Target(String(req.headers.host ?? ''), url.pathname, GATEWAY_HOSTS);
         path = t.pathStyle + url.search;
         checks = s3Checks(req.method ?? 'GET', t, url.searchParams, req.headers, body && !chunked ? deleteObjectsKeys(body.toString('utf8')) : []);
       }
     } catch (err) {
+      if (err instanceof JobApiError) return send(res, errorResponse(service, err.status, err.code, err.message));
       const message = err instanceof GatewayError ? err.message : `malformed ${service} request: ${(err as Error).message}`;
       req.resume();
       return send(res, errorResponse(service, 400, service === 's3' ? 'InvalidRequest' : 'ValidationException', message));
@@ -92,8 +99,16 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       }
     }
 
+    const fault = faults.take(principal.name, checks);
+    if (fault) {
+      req.resume();
+      if (fault.kind === 'error' || service !== 's3') return send(res, faultError(service));
+      const bucket = checks[0]!.resource.replace(/^(arn:aws:s3:::[^/]+)\/.*$/, '$1');
+      const list = await access.check(principal, { action: 's3:ListBucket', resource: bucket });
+      return send(res, list.result.allowed ? noSuchKey(checks[0]!.resource) : accessDenied('s3', deniedMessage(list.callerArn, 's3:ListBucket', bucket, 'implicit')));
+    }
     if (route) return send(res, serveScheduler(scheduler, route));
-    if (local) return send(res, local());
+    if (local) return send(res, await local());
     if (chunked && body) {
       const payload = decodeAwsChunked(body);
       return forward(req, res, o.upstream.s3, path, upstreamKey, payload, decodedHeaders(req.headers, payload.length));
@@ -125,6 +140,10 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     url,
     decisions: access.decisions,
     scheduler,
+    events: extra.events,
+    jobs: extra.jobs,
+    faults,
+    setJobHooks: (h) => Object.assign(extra.hooks, h),
     evaluate,
     async authorize(p: Principal | string, action: string, resource: string, context?: Record<string, string | string[]>) {
       const c = { action, resource, ...(context ? { context } : {}) };

@@ -10,6 +10,7 @@ import { awsPorts, type AwsPorts } from '../../adapters/aws/wiring.js';
 import { AirlessError } from '../../engine/index.js';
 import type { TaskInstance } from '../../engine/index.js';
 import type { Rehearsal } from '../rehearsal.js';
+import { waitOnClock } from '../clock.js';
 
 export interface CliResult {
   code: number;
@@ -26,9 +27,19 @@ export interface ScenarioContext {
   log(line: string): void;
   /** Fails the scenario with a message when `ok` is false. */
   check(ok: boolean, what: string): void;
-  /** Waits (driving virtual time) until a run ends; returns its state and tasks. */
-  runEnds(dagId: string, runId: string, timeoutMs?: number): Promise<{ state: string; tasks: TaskInstance[] }>;
+  /**
+   * Waits until `done()` holds, failing when `withinMs` of rehearsal (virtual) time pass
+   * first (default an hour): a slow machine takes longer in real time, never in virtual.
+   */
+  until(done: () => Promise<boolean> | boolean, what: string, withinMs?: number): Promise<void>;
+  /** Waits until a run ends (within `withinMs` of virtual time, default an hour); returns its state and tasks. */
+  runEnds(dagId: string, runId: string, withinMs?: number): Promise<{ state: string; tasks: TaskInstance[] }>;
+  /** Waits until a function's log (logical id containing `fn`) has a line with every one of `parts`: log lines arrive apart from the state. */
+  logLine(fn: string, parts: readonly string[], what: string): Promise<string>;
 }
+
+/** What a scenario waits for, in virtual time, unless it says otherwise. */
+export const DEFAULT_WAIT_MS = 60 * 60_000;
 
 export type Scenario = (ctx: ScenarioContext) => Promise<void>;
 
@@ -51,7 +62,7 @@ export function scenarioContext(r: Rehearsal, log: (line: string) => void): Scen
       try {
         const code = settings
           ? await settings(args.slice(1), { ...options }, { env: environment, out: (line) => void out.push(line) })
-          : await runAwsCommand(cmd, args, { ...options }, { environment, out: (line) => void out.push(line), clock });
+          : await runAwsCommand(cmd, args, { stack: r.template.stackName, ...options }, { environment, out: (line) => void out.push(line), clock });
         log(`$ airless ${cmd} ${args.join(' ')}\n${out.map((l) => `  ${l}`).join('\n')}`);
         return { code, out };
       } catch (e) {
@@ -63,13 +74,23 @@ export function scenarioContext(r: Rehearsal, log: (line: string) => void): Scen
       if (!ok) throw new ScenarioError(what);
       log(`  ok: ${what}`);
     },
-    async runEnds(dagId, runId, timeoutMs = 45_000) {
+    until: (done, what, withinMs = DEFAULT_WAIT_MS) => waitOnClock(r.clock, done, what, { virtualMs: withinMs }),
+    async runEnds(dagId, runId, withinMs = DEFAULT_WAIT_MS) {
       let state = '';
-      await r.until(async () => {
+      await ctx.until(async () => {
         state = (await ports.store.getRun(dagId, runId))?.state ?? '';
         return state === 'success' || state === 'failed';
-      }, `run ${dagId}/${runId} to end`, timeoutMs);
+      }, `run ${dagId}/${runId} to end`, withinMs);
       return { state, tasks: await ports.store.listTasks(dagId, runId) };
+    },
+    async logLine(fn, parts, what) {
+      const ids = [...r.functions.keys()].filter((id) => id.includes(fn));
+      let found: string | undefined;
+      await ctx.until(() => {
+        found = ids.flatMap((id) => r.logs.lines(id)).find((l) => parts.every((p) => l.includes(p)));
+        return found !== undefined;
+      }, what);
+      return found!;
     },
   };
   return ctx;

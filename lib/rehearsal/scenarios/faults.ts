@@ -12,6 +12,7 @@ import { uploadBundle } from '../../adapters/aws/s3-bundles.js';
 import { buildBundle } from '../../build/index.js';
 import { PROJECT_ROOT } from '../rehearsal.js';
 import type { ScenarioContext } from './context.js';
+import { setFunctionSchedules } from './tick.js';
 
 const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.startsWith('run ')) ?? '')?.[1] ?? '';
 const SCENARIO_DAGS = join(PROJECT_ROOT, 'lib', 'rehearsal', 'scenarios', 'dags');
@@ -40,7 +41,8 @@ export async function faults(c: ScenarioContext): Promise<void> {
   // after the visibility timeout and the tick recovers the expired lease.
   const slow = runIdOf((await cli('trigger', ['rehearsal_slow'])).out);
   const worker = fn('Worker');
-  await r.until(async () => (await ports.store.getTask({ dagId: 'rehearsal_slow', runId: slow, taskId: 'slow' }))?.state === 'running' && worker.inFlight > 0, 'the slow task to run');
+  // Its first try holds its worker until killed (dags/slow.ts): the kill cannot miss it.
+  await c.until(async () => (await ports.store.getTask({ dagId: 'rehearsal_slow', runId: slow, taskId: 'slow' }))?.state === 'running' && worker.inFlight > 0, 'the slow task to run');
   const killed = worker.expireInFlight();
   const slowEnd = await c.runEnds('rehearsal_slow', slow);
   check(killed > 0 && slowEnd.state === 'success', `a worker killed mid-batch loses nothing (${killed} killed; slow try ${slowEnd.tasks[0]?.tryNumber}, ${slowEnd.state})`);
@@ -58,11 +60,21 @@ export async function faults(c: ScenarioContext): Promise<void> {
   const fan = runIdOf((await cli('trigger', ['fan_out_in'])).out);
   const fanEnd = await c.runEnds('fan_out_in', fan);
   check(fanEnd.state === 'success', 'the batch next to a poison message succeeds');
-  await r.until(async () => {
+  // Its receives are a visibility timeout apart (six worker timeouts): the bound follows the queue's own settings.
+  const q = (await r.direct.sqs.send(new GetQueueAttributesCommand({ QueueUrl: ready.localUrl, AttributeNames: ['VisibilityTimeout', 'RedrivePolicy'] }))).Attributes ?? {};
+  const receives = Number(JSON.parse(q.RedrivePolicy ?? '{}').maxReceiveCount ?? 5);
+  // Those hours need neither the tick nor the pokers, which would each run once a virtual
+  // minute: off meanwhile, the warp goes from one receive to the next.
+  for (const f of ['Tick', 'Poker']) await setFunctionSchedules(c, f, 'DISABLED');
+  await c.until(async () => {
     const a = await r.direct.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.localUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     return Number(a.Attributes?.ApproximateNumberOfMessages ?? 0) >= 1;
-  }, 'the poison message in the DLQ', 240_000);
-  const failures = r.logs.lines(worker.spec.logicalId).filter((l) => l.includes('message failed')).length;
+  }, `the poison message in the DLQ (${receives} receives, ${q.VisibilityTimeout} s apart)`, (receives * Number(q.VisibilityTimeout ?? 1800) + 30 * 60) * 1000);
+  for (const f of ['Tick', 'Poker']) await setFunctionSchedules(c, f, 'ENABLED');
+  // The worker's log lines arrive apart from the queue's state: wait for the five receives' lines.
+  const failed = () => r.logs.lines(worker.spec.logicalId).filter((l) => l.includes('message failed')).length;
+  await c.until(() => failed() >= 5, "the poison message's failed deliveries in the worker's log");
+  const failures = failed();
   check(failures >= 5, `the poison message is in the DLQ after maxReceiveCount receives (${failures} failed deliveries logged)`);
 
   // A bundle whose schedule EventBridge cannot take is rejected before anything registers.
@@ -77,7 +89,7 @@ export async function faults(c: ScenarioContext): Promise<void> {
     const s3 = new S3Client({ endpoint: r.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'AKIACLIREHEARSAL0000', secretAccessKey: 'x' }, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
     const { version } = await uploadBundle(s3, r.outputs.BucketName, { bundlePath: built.bundlePath, manifestPath: built.manifestPath });
     let verdict: { ok?: boolean; error?: string } = {};
-    await r.until(async () => {
+    await c.until(async () => {
       try {
         const o = await r.direct.s3.send(new GetObjectCommand({ Bucket: r.outputs.BucketName, Key: registrationKey(version) }));
         verdict = JSON.parse(await o.Body!.transformToString());

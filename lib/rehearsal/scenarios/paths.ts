@@ -1,33 +1,33 @@
 /**
  * Scenario `paths`: the code paths the README and the faults do not reach, each checked by
- * what a user sees and by the gateway's decisions (which function made which call). Every
- * step is deterministic: no check depends on which of two functions wins a race.
+ * what a user sees and by the gateway's decisions (which function made which call).
  * - A worker killed mid-try of a pooled task: the tick expires its lease, giving the task's
  *   pool slot back in the same transaction (the pool is all free again while the retry
  *   waits), and puts the 16-minute retry on a one-time schedule it creates.
- * - While that lease runs out, the poker ends a run and starts the next: the tick's
- *   schedule is disabled, as an operator would (GetSchedule, then UpdateSchedule with
- *   State DISABLED; the Scheduler emulator skips disabled schedules), so no reconcile can
- *   end the run before the poker. Two runs of a sensor chain (`maxActiveRuns: 1`, the
- *   first with a 400 KB conf offloaded to `blobs/`): the second waits queued; the poker
- *   settles the last sensor of the first, ends it, then (startQueuedRuns) reads the DAG
- *   record and its spec from kv, lists the queued runs and starts the second, which it
- *   ends in turn (both "run finished" log lines are the poker's). The tick is then
- *   re-enabled.
- * - A sensor followed by a 16-minute time sensor: the poker creates the one-time schedule.
- * - A sensor that never holds, in a DAG at `maxActiveRuns: 1`: the tick times it out, ends
- *   the run and lists that DAG's queued runs.
+ * - While that lease runs out, what only the poker may do: the tick's schedule is disabled,
+ *   as an operator would (GetSchedule, then UpdateSchedule with State DISABLED; the
+ *   Scheduler emulator skips disabled schedules), so no reconcile can get there first. Two
+ *   runs of a sensor chain (`maxActiveRuns: 1`, the first with a 400 KB conf offloaded to
+ *   `blobs/`): the second waits queued; the poker settles the last sensor of the first,
+ *   ends it, then (startQueuedRuns) reads the DAG record and its spec from kv, lists the
+ *   queued runs and starts the second, which it ends in turn (both "run finished" log lines
+ *   are the poker's). A sensor followed by a 16-minute time sensor: the poker starts it
+ *   and creates its one-time schedule. The tick is then re-enabled.
+ * - A sensor that never holds, twice in a DAG at `maxActiveRuns: 1`: the tick times the
+ *   first out, ends the run and starts the queued one (registering its sensor).
  * - A push that removes DAGs and changes a schedule; a run whose bundle was deleted (404,
  *   not 403).
- * Its calls feed the least-privilege analysis like the others'.
+ * Its calls feed the least-privilege analysis like the others'. Every wait is bounded in
+ * rehearsal (virtual) time (c.until, c.runEnds, c.logLine), and no check depends on which of
+ * two functions wins a race.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { GetScheduleCommand, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { PROJECT_ROOT } from '../rehearsal.js';
-import { ScenarioError, type ScenarioContext } from './context.js';
+import type { ScenarioContext } from './context.js';
+import { setTickSchedule } from './tick.js';
 
 const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.startsWith('run ')) ?? '')?.[1] ?? '';
 const versionOf = (out: string[]) => /registered bundle (\S+)/.exec(out.find((l) => l.includes('registered bundle')) ?? '')?.[1] ?? '';
@@ -67,40 +67,44 @@ export async function paths(c: ScenarioContext): Promise<void> {
     const crash = runIdOf((await cli('trigger', ['rehearsal_crash'])).out);
     const worker = fn('Worker');
     const crashKey = { dagId: 'rehearsal_crash', runId: crash, taskId: 'crash' };
-    await r.until(async () => (await ports.store.getTask(crashKey))?.state === 'running' && worker.inFlight > 0, 'the crash task to run');
+    // Its first try holds its worker until killed (dags/crash.ts): the kill cannot miss it.
+    await c.until(async () => (await ports.store.getTask(crashKey))?.state === 'running' && worker.inFlight > 0, 'the crash task to run');
     const held = (await ports.store.getPool('rehearsal_crash'))?.free;
     const killed = worker.expireInFlight();
 
-    await pokerStartsQueuedRun(c);
+    const timer = await pokerOnly(c);
 
-    // Sensors, meanwhile: a sensor followed by a 16-minute time sensor, a sensor that never holds.
-    const timer = runIdOf((await cli('trigger', ['rehearsal_sensor_timer'])).out);
+    // A sensor that never holds, twice at maxActiveRuns 1: the second run waits queued.
     const timeout = runIdOf((await cli('trigger', ['rehearsal_sensor_timeout'])).out);
-    check(crash !== '' && timer !== '' && timeout !== '', 'trigger the crash and sensor DAGs');
+    const timeoutQueued = runIdOf((await cli('trigger', ['rehearsal_sensor_timeout'])).out);
+    check(crash !== '' && timer !== '' && timeout !== '' && timeoutQueued !== '', 'trigger the crash and sensor DAGs');
 
-    await r.until(async () => (await ports.store.getTask(crashKey))?.state === 'up_for_retry', 'the tick to expire the killed try', 120_000);
+    await c.until(async () => (await ports.store.getTask(crashKey))?.state === 'up_for_retry', 'the tick to expire the killed try');
     const freed = (await ports.store.getPool('rehearsal_crash'))?.free;
     check(slots === 2 && held === 1 && freed === slots && allowedBy('Tick', 'dynamodb:UpdateItem', 'StateKv') > 0,
       `the tick's lease expiry gives the killed try's pool slot back with the task (pool rehearsal_crash: ${held} of ${slots} free while running, ${freed} while the retry waits)`);
-    const crashEnd = await c.runEnds('rehearsal_crash', crash, 120_000);
+    const crashEnd = await c.runEnds('rehearsal_crash', crash);
     const crashTry = crashEnd.tasks.find((t) => t.taskId === 'crash')?.tryNumber;
     const freeAtEnd = (await ports.store.getPool('rehearsal_crash'))?.free;
     check(killed > 0 && crashEnd.state === 'success' && crashTry === 2 && freeAtEnd === slots && allowedBy('Tick', 'scheduler:CreateSchedule', `/${r.outputs.SchedulerGroup}/`) > 0
       && allowedBy('Tick', 'dynamodb:GetItem', 'StateTasks') > 0,
       `a killed try is recovered by the tick's lease expiry and retried 16 minutes later from a one-time schedule the tick created (${killed} killed; ${crashEnd.state}, try ${crashTry}; ${freeAtEnd} of ${slots} pool slots free)`);
 
-    const timerEnd = await c.runEnds('rehearsal_sensor_timer', timer, 120_000);
-    check(timerEnd.state === 'success' && allowedBy('Poker', 'scheduler:CreateSchedule', `/${r.outputs.SchedulerGroup}/`) > 0,
-      `a 16-minute time sensor after a sensor resumes from a one-time schedule the poker created (${timerEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
-    const timeoutEnd = await c.runEnds('rehearsal_sensor_timeout', timeout, 120_000);
+    const timerEnd = await c.runEnds('rehearsal_sensor_timer', timer);
+    const later = timerEnd.tasks.find((t) => t.taskId === 'later');
+    check(timerEnd.state === 'success' && later?.state === 'success' && (later.endedAt ?? 0) - (later.startedAt ?? 0) >= 16 * 60_000,
+      `the 16-minute time sensor the poker started resumes from its one-time schedule (${timerEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
+    const timeoutEnd = await c.runEnds('rehearsal_sensor_timeout', timeout);
     const never = timeoutEnd.tasks.find((t) => t.taskId === 'never');
-    const ended = (await ports.store.getRun('rehearsal_sensor_timeout', timeout))?.endedAt ?? Number.POSITIVE_INFINITY;
-    // The tick ended the run (the sensor's timeout is only the tick's), then, the DAG being
-    // at maxActiveRuns 1, listed its queued runs: a Query right after the run's end.
-    const listed = r.gateway.decisions.filter((d) => d.allowed && d.principal.includes('Tick') && d.action === 'dynamodb:Query' && d.resource.includes('StateRuns')
-      && d.at >= ended && d.at < ended + 30_000).length;
-    check(timeoutEnd.state === 'failed' && never?.state === 'failed' && allowedBy('Tick', 'dynamodb:DeleteItem', 'StateTriggers') > 0 && listed > 0,
-      `a sensor that never holds is timed out by the tick, which ends the run and lists the DAG's queued runs (${never?.state}: ${never?.error ?? ''}; ${listed} runs Query by the tick)`);
+    const queuedEnd = await c.runEnds('rehearsal_sensor_timeout', timeoutQueued);
+    const [first, next] = [await ports.store.getRun('rehearsal_sensor_timeout', timeout), await ports.store.getRun('rehearsal_sensor_timeout', timeoutQueued)];
+    // Only the tick times sensors out: it ended the first run and, the DAG being at
+    // maxActiveRuns 1, listed its queued runs and started the next, whose root sensor it
+    // registered (its line is in the tick's log).
+    const startedByTick = await c.logLine('Tick', ['"message":"sensor waits for the poker"', `"runId":"${timeoutQueued}"`], "the queued run's sensor registered by the tick");
+    check(timeoutEnd.state === 'failed' && never?.state === 'failed' && queuedEnd.state === 'failed' && (next?.startedAt ?? 0) >= (first?.endedAt ?? Infinity)
+      && startedByTick !== '' && allowedBy('Tick', 'dynamodb:DeleteItem', 'StateTriggers') > 0 && allowedBy('Tick', 'dynamodb:Query', 'StateRuns') > 0,
+      `a sensor that never holds is timed out by the tick, which ends the run and starts the queued one (${never?.state}: ${never?.error ?? ''}; next started ${(next?.startedAt ?? 0) - (first?.endedAt ?? 0)} ms after)`);
 
     // A push without most DAGs and with one schedule changed: the removed DAGs leave the
     // registry and EventBridge, the changed schedule is updated in place.
@@ -130,27 +134,13 @@ export async function paths(c: ScenarioContext): Promise<void> {
 }
 
 /**
- * Turns the tick's schedule off or on as an operator would with the AWS CLI: GetSchedule,
- * then UpdateSchedule with the whole definition and the new State.
+ * What only the poker may do, with the tick's schedule disabled so that no reconcile can
+ * get there first (the tick and the poker fire at the same virtual minute, and either
+ * could decide a task both see ready): the poker ends a run whose last task is a batched
+ * sensor and starts the run queued behind it, and starts a 16-minute time sensor after a
+ * sensor, on a one-time schedule it creates. Returns the time sensor's run.
  */
-async function setTickSchedule(c: ScenarioContext, state: 'ENABLED' | 'DISABLED'): Promise<void> {
-  const tickArn = [...c.r.functions.values()].find((f) => f.spec.logicalId.includes('Tick'))!.spec.arn;
-  const s = c.r.gateway.scheduler.listSchedules().find((x) => x.Target.Arn === tickArn);
-  if (!s) throw new ScenarioError('the template has no schedule for the tick');
-  const cur = await c.r.direct.scheduler.send(new GetScheduleCommand({ GroupName: s.GroupName, Name: s.Name }));
-  await c.r.direct.scheduler.send(new UpdateScheduleCommand({
-    Name: cur.Name!, GroupName: cur.GroupName, ScheduleExpression: cur.ScheduleExpression!, ScheduleExpressionTimezone: cur.ScheduleExpressionTimezone,
-    FlexibleTimeWindow: cur.FlexibleTimeWindow!, Target: cur.Target!, Description: cur.Description, ActionAfterCompletion: cur.ActionAfterCompletion, State: state,
-  }));
-  c.check(c.r.gateway.scheduler.getSchedule(s.GroupName, s.Name)?.State === state, `the tick's schedule is ${state} (UpdateSchedule)`);
-}
-
-/**
- * The poker ends a run whose last task is a batched sensor and starts the run queued
- * behind it. With the tick's schedule disabled, the poker is the only function that can
- * end a sensor chain's run, so the path is reached every time, not by luck of timing.
- */
-async function pokerStartsQueuedRun(c: ScenarioContext): Promise<void> {
+async function pokerOnly(c: ScenarioContext): Promise<string> {
   const { r, cli, check, ports } = c;
   await setTickSchedule(c, 'DISABLED');
   const from = r.gateway.decisions.length;
@@ -159,18 +149,20 @@ async function pokerStartsQueuedRun(c: ScenarioContext): Promise<void> {
   const second = runIdOf((await cli('trigger', ['rehearsal_sensor_chain'])).out);
   const waiting = first !== '' && second !== '' ? (await ports.store.getRun('rehearsal_sensor_chain', second))?.state : undefined;
   check(waiting === 'queued', `two runs of a DAG at maxActiveRuns 1: the second waits (${waiting ?? 'not triggered'})`);
-  const firstEnd = await c.runEnds('rehearsal_sensor_chain', first, 120_000);
-  const secondEnd = await c.runEnds('rehearsal_sensor_chain', second, 120_000);
-  const a = await ports.store.getRun('rehearsal_sensor_chain', first);
-  const b = await ports.store.getRun('rehearsal_sensor_chain', second);
+  const timer = runIdOf((await cli('trigger', ['rehearsal_sensor_timer'])).out);
+  const firstEnd = await c.runEnds('rehearsal_sensor_chain', first);
+  const secondEnd = await c.runEnds('rehearsal_sensor_chain', second);
+  await c.until(async () => (await ports.store.getTask({ dagId: 'rehearsal_sensor_timer', runId: timer, taskId: 'later' }))?.state === 'deferred', 'the poker to start the time sensor');
+  // Which function ended each run: the one whose log has the run's "run finished" line.
+  for (const run of [first, second]) await c.logLine('', ['"message":"run finished"', `"runId":"${run}"`], `the "run finished" line of run ${run}`);
+  const endedBy = (runId: string) => [...r.functions.values()].map((f) => f.spec.logicalId)
+    .filter((id) => r.logs.lines(id).some((l) => l.includes('"message":"run finished"') && l.includes(`"runId":"${runId}"`)));
   const step = r.gateway.decisions.slice(from);
   const byPoker = (action: string, resource: string, since = 0, until = Number.POSITIVE_INFINITY) =>
     step.filter((d) => d.allowed && d.principal.includes('Poker') && d.action === action && d.resource.includes(resource) && d.at >= since && d.at <= until).length;
   await setTickSchedule(c, 'ENABLED');
-  // Which function ended each run: the one whose log has the run's "run finished" line.
-  const endedBy = (runId: string) => [...r.functions.values()].map((f) => f.spec.logicalId)
-    .filter((id) => r.logs.lines(id).some((l) => l.includes('"message":"run finished"') && l.includes(`"runId":"${runId}"`)));
-  await r.until(() => endedBy(second).length > 0, 'the "run finished" log line of the second run');
+  const a = await ports.store.getRun('rehearsal_sensor_chain', first);
+  const b = await ports.store.getRun('rehearsal_sensor_chain', second);
   const [byA, byB] = [endedBy(first), endedBy(second)];
   check(firstEnd.state === 'success' && byA.length === 1 && byA[0].includes('Poker') && byB.length === 1 && byB[0].includes('Poker')
     && byPoker('dynamodb:UpdateItem', 'StateRuns') > 0 && byPoker('s3:GetObject', '/blobs/conf/') > 0,
@@ -181,4 +173,7 @@ async function pokerStartsQueuedRun(c: ScenarioContext): Promise<void> {
   const reads = { dags: byPoker('dynamodb:GetItem', 'StateDags', ended, started), kv: byPoker('dynamodb:GetItem', 'StateKv', ended, started), runs: byPoker('dynamodb:Query', 'StateRuns', ended, started) };
   check(secondEnd.state === 'success' && started >= ended && reads.dags > 0 && reads.kv > 0 && reads.runs > 0,
     `the poker ends the first run and starts the queued one (second started ${started - ended} ms after the first ended; poker calls in between: dags GetItem ${reads.dags}, kv GetItem ${reads.kv}, runs Query ${reads.runs})`);
+  check(byPoker('scheduler:CreateSchedule', `/${r.outputs.SchedulerGroup}/`) > 0,
+    'the poker settles a sensor and starts the 16-minute time sensor after it on a one-time schedule it creates (past SQS\'s 15-minute delay)');
+  return timer;
 }

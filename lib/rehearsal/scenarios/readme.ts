@@ -15,6 +15,7 @@ const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.start
 
 export async function readme(c: ScenarioContext): Promise<void> {
   const { r, cli, check, ports } = c;
+  // Every wait below is bounded in rehearsal (virtual) time: c.until, c.runEnds, c.logLine.
   const examples = join(PROJECT_ROOT, 'examples', 'dags');
 
   const push = await cli('push', [examples]);
@@ -26,7 +27,8 @@ export async function readme(c: ScenarioContext): Promise<void> {
   const etl = await cli('trigger', ['etl_daily'], { conf: '{"full":true}' });
   const etlRun = runIdOf(etl.out);
   check(etl.code === 0 && etlRun !== '', `trigger etl_daily starts a run (${etl.error ?? ''})`);
-  const reports = await cli('trigger', ['reports'], { 'logical-date': '2026-01-01T00:00:00Z' });
+  // The file sensor's inbox as an absolute path: the rehearsal runs in the user's project, not beside examples/.
+  const reports = await cli('trigger', ['reports'], { 'logical-date': '2026-01-01T00:00:00Z', conf: JSON.stringify({ inbox: join(PROJECT_ROOT, 'examples', 'data') }) });
   const reportsRun = runIdOf(reports.out);
   check(reports.code === 0 && reportsRun !== '', `trigger reports for 2026-01-01 starts a run (${reports.error ?? ''})`);
 
@@ -36,6 +38,8 @@ export async function readme(c: ScenarioContext): Promise<void> {
   check((extract?.tryNumber ?? 0) >= 2, `extract succeeded on a retry (try ${extract?.tryNumber})`);
   check((await cli('runs', ['etl_daily'])).code === 0, 'runs etl_daily');
   check((await cli('tasks', ['etl_daily', etlRun])).code === 0, 'tasks etl_daily <runId>');
+  // A function's log lines reach its log group apart from its state writes (as CloudWatch's do).
+  await c.logLine('Worker', [`"runId":"${etlRun}"`, '"taskId":"audit"', ' in eu'], "the audit task's line in the worker's log");
   const logs = await cli('logs', ['etl_daily', etlRun, 'audit']);
   check(logs.code === 0 && logs.out.some((l) => l.includes('for ') && l.includes(' in eu')), `airless logs shows the audit task's own line (${logs.out[0] ?? logs.error ?? ''})`);
 
@@ -56,12 +60,18 @@ export async function readme(c: ScenarioContext): Promise<void> {
   const pool = await ports.store.getPool('warehouse');
   check(pool?.free === 4, `the warehouse pool has its 4 slots back (${JSON.stringify(pool)})`);
 
-  await r.until(async () => (await ports.store.getTask({ dagId: 'reports', runId: reportsRun, taskId: 'approve' }))?.state === 'deferred', 'reports/approve to wait for its signal');
+  // Timed in virtual time: the sensors poke every 3 and 5 minutes, then a 10-minute deferral.
+  await c.until(async () => (await ports.store.getTask({ dagId: 'reports', runId: reportsRun, taskId: 'approve' }))?.state === 'deferred', 'reports/approve to wait for its signal');
   check(true, 'reports passed both sensors (poker) and the 10-minute deferral; approve waits for its signal');
   const signal = await cli('signal', ['approve-2026-01-01'], { payload: '{"by":"me"}' });
   check(signal.code === 0, `signal approve-2026-01-01 (${signal.out[0] ?? signal.error ?? ''})`);
   const reportsEnd = await c.runEnds('reports', reportsRun);
   check(reportsEnd.state === 'success', `reports ends in success (${reportsEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
+  // The batched sensor's log: the poker's pokes of its target, under its try (issue 19).
+  await c.logLine('Poker', ['"message":"sensor condition met"', `"runId":"${reportsRun}"`, '"taskId":"landed"'], "landed's outcome in the poker's log");
+  const sensorLogs = await cli('logs', ['reports', reportsRun, 'landed']);
+  check(sensorLogs.code === 0 && sensorLogs.out.some((l) => /try 1 {2}poke: condition met/.test(l)) && sensorLogs.out.some((l) => /try 1 {2}sensor condition met/.test(l)),
+    `airless logs of a batched sensor shows the poker's poke of its target (${sensorLogs.out.length} lines${sensorLogs.error ? `: ${sensorLogs.error}` : ''})`);
 
   const dir = mkdtempSync(join(tmpdir(), 'airless-rehearsal-dags-'));
   try {
@@ -77,6 +87,6 @@ export async function readme(c: ScenarioContext): Promise<void> {
   const atSchedules = r.gateway.decisions.filter((d) => d.allowed && d.action === 'scheduler:CreateSchedule' && d.resource.includes(`/${r.outputs.SchedulerGroup}/`));
   check(longEnd.state === 'success' && atSchedules.length > 0, `a 20-minute deferral resumes through a one-time schedule (${atSchedules.length} created)`);
 
-  await r.until(async () => (await ports.store.listRuns('branching')).some((run) => run.runType === 'scheduled' && run.state === 'success'), 'a scheduled run of branching');
+  await c.until(async () => (await ports.store.listRuns('branching')).some((run) => run.runType === 'scheduled' && run.state === 'success'), 'a scheduled run of branching');
   check(true, 'branching ran from its own EventBridge schedule');
 }

@@ -43,9 +43,21 @@ export async function recovery(c: ScenarioContext): Promise<void> {
     const p = await cli('push', [dir], { 'no-typecheck': true });
     return { ...p, version: versionOf(p.out) };
   };
+  // A verdict read while register-bundle still writes it is not there yet: the local S3
+  // server may answer a partial body, which is no JSON.
   const registration = async (version: string): Promise<RegisterResult | undefined> => {
     const o = await r.direct.s3.send(new GetObjectCommand({ Bucket: bucket, Key: registrationKey(version) })).catch(() => undefined);
-    return o?.Body ? JSON.parse(await o.Body.transformToString()) as RegisterResult : undefined;
+    try {
+      return o?.Body ? JSON.parse(await o.Body.transformToString()) as RegisterResult : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  /** The verdict on a version once it reads whole. */
+  const verdict = async (version: string, what: string): Promise<RegisterResult> => {
+    let got: RegisterResult | undefined;
+    await c.until(async () => (got = await registration(version)) !== undefined, what);
+    return got!;
   };
   try {
     const v1 = await push(recoveryDags({ failing: true }));
@@ -55,25 +67,25 @@ export async function recovery(c: ScenarioContext): Promise<void> {
     // tick container has read this version's manifest when it is deleted.
     const tick = fn('Tick');
     r.refuseInvocations('Tick', FAR);
-    await r.until(() => tick.inFlight === 0, 'the tick in flight to end');
+    await c.until(() => tick.inFlight === 0, 'the tick in flight to end');
     const tickInvocations = tick.invocations;
     const run1 = runIdOf((await cli('trigger', ['rehearsal_orphan'])).out);
-    await r.until(async () => (await ports.store.getTask({ dagId: 'rehearsal_orphan', runId: run1, taskId: 'work' }))?.state === 'up_for_retry', 'the orphan\'s first try to fail');
+    await c.until(async () => (await ports.store.getTask({ dagId: 'rehearsal_orphan', runId: run1, taskId: 'work' }))?.state === 'up_for_retry', 'the orphan\'s first try to fail');
     await r.direct.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: `bundles/${v1.version}/manifest.json` }));
     const v2 = await push(recoveryDags({ failing: false }));
     const run2 = runIdOf((await cli('trigger', ['rehearsal_orphan'])).out);
     const queued = (await ports.store.getRun('rehearsal_orphan', run2))?.state;
-    await r.until(() => r.gateway.scheduler.deadLetters.some((d) => d.fire.target.Arn === tick.spec.arn), 'a refused tick fire in the scheduler DLQ', 120_000);
+    await c.until(() => r.gateway.scheduler.deadLetters.some((d) => d.fire.target.Arn === tick.spec.arn), 'a refused tick fire in the scheduler DLQ');
     check(v2.code === 0 && run1 !== '' && queued === 'queued' && tick.invocations === tickInvocations,
       `while the tick is refused: the orphan run holds its only slot, a run of the fixed version ${v2.version} waits queued, the tick ran ${tick.invocations - tickInvocations} times`);
 
     // Invocations accepted again: the next tick ends the orphan and starts the queued run.
     r.refuseInvocations('Tick', r.clock.now());
-    const end1 = await c.runEnds('rehearsal_orphan', run1, 120_000);
+    const end1 = await c.runEnds('rehearsal_orphan', run1);
     const failed1 = await ports.store.getRun('rehearsal_orphan', run1);
     check(end1.state === 'failed' && /bundle version .* is gone .*not found/.test(failed1?.error ?? '') && allowedBy('Tick', 's3:ListBucket', bucket) > 0,
       `the tick ends the run whose manifest was deleted: ${failed1?.error ?? end1.state}`);
-    const end2 = await c.runEnds('rehearsal_orphan', run2, 120_000);
+    const end2 = await c.runEnds('rehearsal_orphan', run2);
     const runs = await cli('runs', ['rehearsal_orphan']);
     check(end2.state === 'success' && runs.out.some((l) => l.startsWith(`${run1}: run failed: its bundle version`)),
       `its slot given back, the queued run of the fixed version succeeds; \`airless runs\` shows why the orphan failed`);
@@ -91,7 +103,7 @@ export async function recovery(c: ScenarioContext): Promise<void> {
     // A sensor whose bundle code is gone before the poker first loads that version.
     await r.direct.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: `bundles/${v2.version}/bundle.mjs` }));
     const sensed = runIdOf((await cli('trigger', ['rehearsal_orphan_sensor'])).out);
-    const sensedEnd = await c.runEnds('rehearsal_orphan_sensor', sensed, 120_000);
+    const sensedEnd = await c.runEnds('rehearsal_orphan_sensor', sensed);
     const wait = sensedEnd.tasks.find((t) => t.taskId === 'wait');
     check(sensedEnd.state === 'failed' && wait?.state === 'failed' && /not found/.test(wait.error ?? '') && allowedBy('Poker', 's3:ListBucket', bucket) > 0,
       `a sensor whose bundle was deleted fails its try from the poker with "not found" (${wait?.error ?? wait?.state ?? 'no task'})`);
@@ -101,25 +113,24 @@ export async function recovery(c: ScenarioContext): Promise<void> {
     const register = fn('RegisterBundle');
     let before = register.invocations;
     await r.redeliverNotification(bucket, `bundles/${v1.version}/manifest.json`);
-    await r.until(() => register.invocations > before && register.inFlight === 0, 'the duplicate notification to be handled');
-    check((await registration(v1.version))?.ok === true && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version,
+    await c.until(() => register.invocations > before && register.inFlight === 0, 'the duplicate notification to be handled');
+    check((await verdict(v1.version, `the verdict on ${v1.version}`)).ok === true && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version,
       `a duplicate notification of ${v1.version}, whose manifest is gone, is ignored: the registry stays at ${v2.version}`);
     // A manifest gone before its first registration: "not found" (404 through s3:ListBucket), nothing registered.
     const lost = '000000000000-00000000';
     await r.redeliverNotification(bucket, `bundles/${lost}/manifest.json`);
-    await r.until(async () => (await registration(lost)) !== undefined, 'the notification of a vanished manifest to be handled');
-    const vanished = await registration(lost);
-    check(vanished?.ok === false && /not found/.test(vanished.error ?? '') && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version
+    const vanished = await verdict(lost, 'the notification of a vanished manifest to be handled');
+    check(vanished.ok === false && /not found/.test(vanished.error ?? '') && (await ports.store.getDag('rehearsal_orphan'))?.bundleVersion === v2.version
       && allowedBy('RegisterBundle', 's3:ListBucket', bucket) > 0,
-      `a notification whose manifest vanished before registration reports "${vanished?.error ?? ''}" and registers nothing`);
+      `a notification whose manifest vanished before registration reports "${vanished.error ?? ''}" and registers nothing`);
 
     // A stale duplicate of an older version that still exists never rolls the registry back.
     const v3 = await push(recoveryDags({ failing: false, late: true }));
     before = register.invocations;
     await r.redeliverNotification(bucket, `bundles/${v2.version}/manifest.json`);
-    await r.until(() => register.invocations > before && register.inFlight === 0, 'the stale notification to be handled');
+    await c.until(() => register.invocations > before && register.inFlight === 0, 'the stale notification to be handled');
     const orphanDag = await ports.store.getDag('rehearsal_orphan');
-    check(v3.code === 0 && orphanDag?.bundleVersion === v3.version && (await ports.store.getDag('rehearsal_late')) !== undefined && (await registration(v2.version))?.ok === true,
+    check(v3.code === 0 && orphanDag?.bundleVersion === v3.version && (await ports.store.getDag('rehearsal_late')) !== undefined && (await verdict(v2.version, `the verdict on ${v2.version}`)).ok === true,
       `a stale notification of ${v2.version} after ${v3.version} is ignored: the registry stays at ${orphanDag?.bundleVersion}`);
   } finally {
     r.refuseInvocations('Tick', 0);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../rehearsal.js';
 import type { ScenarioContext } from './context.js';
+import { setTickSchedule } from './tick.js';
 
 const runIdOf = (out: string[]) => /^run (\S+) of /.exec(out.find((l) => l.startsWith('run ')) ?? '')?.[1] ?? '';
 const PASSWORD = 'pa55-SECRET-word';
@@ -48,12 +49,17 @@ export async function settings(c: ScenarioContext): Promise<void> {
     `airless variables set/get/list and connections set/get --stack work against the rehearsal (get: ${got.out.join() || got.error}; list: ${listed.out.join(' ')})`);
 
   const cliReads = () => allowedBy('cli', 'ssm:GetParameter', 'rehearsal_greeting') + allowedBy('cli', 'secretsmanager:GetSecretValue', 'rehearsal_db');
+  // Until the poker has started `greeted`, the tick is off: it fires at the same virtual
+  // minute as the poker and could decide `greeted` first (then the poker would read nothing).
+  await setTickSchedule(c, 'DISABLED');
   const beforeTrigger = cliReads();
   const run = runIdOf((await cli('trigger', ['rehearsal_settings'])).out);
   const triggerReads = cliReads() - beforeTrigger;
   const missing = runIdOf((await cli('trigger', ['rehearsal_settings_missing'])).out);
   check(run !== '' && missing !== '', 'trigger the settings DAGs');
-  const end = await c.runEnds('rehearsal_settings', run, 120_000);
+  await c.until(async () => ['sensing', 'success'].includes((await ports.store.getTask({ dagId: 'rehearsal_settings', runId: run, taskId: 'greeted' }))?.state ?? ''), 'the poker to start greeted');
+  await setTickSchedule(c, 'ENABLED');
+  const end = await c.runEnds('rehearsal_settings', run);
   const state = (id: string) => end.tasks.find((t) => t.taskId === id)?.state;
   const states = end.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ');
 
@@ -88,6 +94,7 @@ export async function settings(c: ScenarioContext): Promise<void> {
     `a missing variable fails the task naming the key (${needs?.error ?? needs?.state ?? 'no task'})`);
 
   // Masking: the task logged the password and the key; `airless logs` shows neither.
+  await c.logLine('Worker', ['connecting as etl', `"runId":"${run}"`], "the read task's line in the worker's log");
   const logs = await cli('logs', ['rehearsal_settings', run, 'read']);
   const text = logs.out.join('\n');
   const worker = [...r.functions.values()].find((f) => f.spec.logicalId.includes('Worker'))!;

@@ -12,12 +12,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-s
 import { createSqsServer } from 'local-aws-sqs';
 import { makeClients, type AwsClients } from '../../../lib/adapters/aws/clients.js';
 import { createTables } from '../../../lib/adapters/aws/dynamo-schema.js';
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-type S3rverCtor = new (opts: Record<string, unknown>) => S3rverInstance;
+import { startS3rver } from '../../../lib/rehearsal/s3rver.js';
 
 export interface LocalAws {
   clients: AwsClients;
@@ -44,12 +39,9 @@ export async function startLocalAws(opts: { dynamodbEndpoint: string; maxReceive
   const sqsServer: Server = await createSqsServer({ port: 0, emulateQueueCreationLifecycle: false });
   const sqsPort = (sqsServer.address() as AddressInfo).port;
   const bucket = 'airless-e2e-bundles';
-  const name: string = 's3rver'; // untyped CommonJS package
-  const { default: S3rver } = (await import(name)) as { default: S3rverCtor };
-  const s3rver = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(work, 's3'), configureBuckets: [{ name: bucket }] });
-  const s3Port = (await s3rver.run()).port;
+  const s3rver = await startS3rver({ directory: join(work, 's3'), buckets: [bucket] });
 
-  const endpoints = { dynamodb: opts.dynamodbEndpoint, sqs: `http://127.0.0.1:${sqsPort}`, s3: `http://127.0.0.1:${s3Port}` };
+  const endpoints = { dynamodb: opts.dynamodbEndpoint, sqs: `http://127.0.0.1:${sqsPort}`, s3: s3rver.endpoint };
   // The scheduler endpoint is never reached: the test mocks that client.
   const clients = makeClients({ endpoints: { ...endpoints, scheduler: 'http://127.0.0.1:1' } });
   const prefix = opts.prefix ?? `e2e${process.pid}-`;
