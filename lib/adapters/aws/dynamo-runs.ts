@@ -1,6 +1,7 @@
 /**
  * Listing runs on DynamoDB. The sparse `active` index of the runs table holds queued runs
- * only (keys only); a running run holds a maxActiveRuns slot on its DAG's item
+ * and a backfill's runs that have not ended (keys only: a backfill's run holds its slot on
+ * its backfill's item, not on its DAG's); any other running run holds a maxActiveRuns slot on its DAG's item
  * (dynamo-run-slots.ts), which is where it is found. So creating, starting and ending a
  * run writes no index entry unless the run had to wait (docs/adr/0020). Runs running before
  * that change still carry their index entry and are found there too.

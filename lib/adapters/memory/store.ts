@@ -181,9 +181,9 @@ export class MemoryStore extends MemoryAssets implements Store {
     return [...this.activeRuns.values()].filter((r) => this.listedActive(r)).map(cloneRun);
   }
 
-  /** As the DynamoDB store finds them: queued runs, and running runs through their slot (ports.ts). */
+  /** As the DynamoDB store finds them: queued runs, a backfill's runs, and other running runs through their slot (ports.ts). */
   private listedActive(r: DagRun): boolean {
-    return r.state !== 'running' || this.slots.holds(r.dagId, r.runId);
+    return r.state !== 'running' || r.backfillId !== undefined || this.slots.holds(r.dagId, r.runId);
   }
 
   private indexRun(r: DagRun): void {
