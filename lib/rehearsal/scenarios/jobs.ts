@@ -63,9 +63,11 @@ export async function jobs(c: ScenarioContext): Promise<void> {
   const stopped = runIdOf((await cli('trigger', ['rehearsal_jobs_stopped'])).out);
   const blob = runIdOf((await cli('trigger', ['rehearsal_jobs_blob'], { conf: JSON.stringify({ padding: 'c'.repeat(400_000) }) })).out);
   check(main !== '' && stopped !== '' && blob !== '', 'trigger the three jobs DAGs (one with a 400 KB conf, offloaded to blobs/)');
-  const stoppedEnd = await c.runEnds('rehearsal_jobs_stopped', stopped, 120_000);
-  const mainEnd = await c.runEnds('rehearsal_jobs', main, 120_000);
-  const blobEnd = await c.runEnds('rehearsal_jobs_blob', blob, 120_000);
+  // Bounded in virtual time by what it waits for: its jobs outlive a 10-minute task timeout.
+  const stoppedEnd = await c.runEnds('rehearsal_jobs_stopped', stopped, 15 * 60_000);
+  // Safety nets of 5 and 10 minutes resume the lost and the dead-lettered events' tasks.
+  const mainEnd = await c.runEnds('rehearsal_jobs', main, 30 * 60_000);
+  const blobEnd = await c.runEnds('rehearsal_jobs_blob', blob, 30 * 60_000);
   const eventsFn = [...r.functions.values()].find((f) => /Functions.*Events/.test(f.spec.logicalId));
   const task = (tasks: TaskInstance[], id: string) => tasks.find((t) => t.taskId === id);
   const xcom = (taskId: string) => ports.store.getXcom({ dagId: 'rehearsal_jobs', runId: main, taskId, key: 'return_value' }) as Promise<Record<string, any> | undefined>;
