@@ -8,6 +8,7 @@ import type { HaResult } from './scenarios/ha.js';
 import { formatMapping, type MappingRow } from './scenarios/mapping.js';
 import { formatJobs, type JobsResult } from './scenarios/jobs.js';
 import type { ShapeResult } from './scenarios/shapes.js';
+import type { ScaleResult } from './scenarios/scale.js';
 import { formatBackfill, type BackfillBenchResult } from './scenarios/backfill.js';
 import type { IdleResult } from './scenarios/idle.js';
 import { formatIdleBill } from './idle-bill.js';
@@ -33,6 +34,8 @@ export interface BenchReport {
   ha?: HaResult;
   /** Issue 13: one expand of 10,000 (bench/scenarios/mapping.ts). */
   mapping?: MappingRow[];
+  /** Issue 22: one run of 1,000 and one of 10,000 independent tasks, embedded (bench/scenarios/scale.ts). */
+  scale?: ScaleResult;
   /** Issue 21: requests per backfilled run (bench/scenarios/backfill.ts). */
   backfill?: BackfillBenchResult;
   /** Issue 22 §4: the month's bill when nothing runs (bench/scenarios/idle.ts). */
@@ -50,7 +53,11 @@ export const TARGETS = {
   memoryP50StepLagMs: 1,
   dynamoShapeWallMs: 3_000,
   sensorCycleMs: 5_000,
-  usdPerMillionTasks: 4,
+  usdPerMillionTasks: 2,
+  /** A wide run's cost per task over a chain's, at most (issue 22). */
+  fanOutOverChain: 1.1,
+  /** Wall time of 10x the tasks, at most this many times (issue 22). */
+  scaleWallRatio: 12,
   idleUsdPerMonth: 2,
 } as const;
 
@@ -72,19 +79,21 @@ export function formatReport(r: BenchReport): string {
   const m = r.machine;
   out.push(`Airless bench${m.quick ? ' (--quick: a tenth of the size)' : ''} — ${m.cores} cores, Node ${m.node}, ${m.platform}, load ${m.loadAvg1m.toFixed(1)} at start, ${m.startedAt}`);
   out.push('');
-  out.push('1. Scheduler shapes (trivial tasks, concurrency 32)');
-  out.push(table(
-    ['shape', 'store', 'tasks', 'wall ms', 'cpu ms', 'tasks/s', 'total lag ms', 'p50 step ms', 'p99 step ms', 'target'],
-    r.shapes.map((s) => {
-      const ok = s.store.startsWith('memory')
-        ? s.wallMs < TARGETS.memoryShapeWallMs * (s.tasks / 1000) && s.p50StepLagMs < TARGETS.memoryP50StepLagMs
-        : s.wallMs < TARGETS.dynamoShapeWallMs * (s.tasks / 1000);
-      return [s.name, s.store, s.tasks, s.wallMs, s.cpuMs ?? '-', s.tasksPerSec, s.totalTaskLagMs, s.p50StepLagMs, s.p99StepLagMs, mark(ok && s.allSucceeded)];
-    }),
-  ));
-  out.push('   targets: memory < 0.1 s per 1,000 tasks and p50 step lag < 1 ms; DynamoDB Local < 3 s per 1,000 tasks.');
-  out.push('   memory wall: best of 3 runs; cpu: the process, every thread, in that run (isolated rows: worker threads included).');
-  out.push('   Airflow 2.0 (AIP-15, published): 11.6-14.3 s per 1,000-task shape.');
+  if (r.shapes.length > 0) {
+    out.push('1. Scheduler shapes (trivial tasks, concurrency 32)');
+    out.push(table(
+      ['shape', 'store', 'tasks', 'wall ms', 'cpu ms', 'tasks/s', 'total lag ms', 'p50 step ms', 'p99 step ms', 'target'],
+      r.shapes.map((s) => {
+        const ok = s.store.startsWith('memory')
+          ? s.wallMs < TARGETS.memoryShapeWallMs * (s.tasks / 1000) && s.p50StepLagMs < TARGETS.memoryP50StepLagMs
+          : s.wallMs < TARGETS.dynamoShapeWallMs * (s.tasks / 1000);
+        return [s.name, s.store, s.tasks, s.wallMs, s.cpuMs ?? '-', s.tasksPerSec, s.totalTaskLagMs, s.p50StepLagMs, s.p99StepLagMs, mark(ok && s.allSucceeded)];
+      }),
+    ));
+    out.push('   targets: memory < 0.1 s per 1,000 tasks and p50 step lag < 1 ms; DynamoDB Local < 3 s per 1,000 tasks.');
+    out.push('   memory wall: best of 3 runs; cpu: the process, every thread, in that run (isolated rows: worker threads included).');
+    out.push('   Airflow 2.0 (AIP-15, published): 11.6-14.3 s per 1,000-task shape.');
+  }
   if (r.sensors) {
     const s = r.sensors;
     out.push('');
@@ -99,20 +108,32 @@ export function formatReport(r: BenchReport): string {
     const c = r.cost;
     const b = c.breakdownUsdPerMillion;
     out.push('');
-    out.push('3. Cost per task instance (10-task chain on DynamoDB Local + SQS; Lambda batches of 10 under load)');
+    out.push(`3. Cost per task instance (the worker bundled as cdk synth bundles it, ${c.compute.memoryMb} MB ${c.compute.architecture}, on DynamoDB Local + SQS; counted on the wire)`);
+    const rowOf = (name: string, p: CostResult['perTask'], usd: number) => [name, p.wcu, p.rcu, p.sqsRequests, p.invocations, p.gbSeconds, p.workerMs.toFixed(1), usd];
     out.push(table(
-      ['', 'WCU', 'RCU', 'SQS req', 'Scheduler', 'invocations', '$ / million tasks'],
+      ['', 'WCU', 'RCU', 'SQS req', 'invocations', 'GB-s', 'worker ms', '$ / million tasks'],
       [
-        ['under load', c.perTask.wcu, c.perTask.rcu, c.perTask.sqsRequests, c.perTask.schedulerCalls, c.perTask.invocations, c.usdPerMillionTasks],
-        ['idle (batch of 1)', c.perTaskIdle.wcu, c.perTaskIdle.rcu, c.perTaskIdle.sqsRequests, c.perTaskIdle.schedulerCalls, c.perTaskIdle.invocations, c.usdPerMillionTasksIdle],
-        ['100-task chain, under load', c.longChain.perTask.wcu, c.longChain.perTask.rcu, c.longChain.perTask.sqsRequests, c.longChain.perTask.schedulerCalls, c.longChain.perTask.invocations, c.longChain.usdPerMillionTasks],
-        ['10-task chain, 1 min timeouts (eager follow)', c.eagerChain.perTask.wcu, c.eagerChain.perTask.rcu, c.eagerChain.perTask.sqsRequests, c.eagerChain.perTask.schedulerCalls, c.eagerChain.perTask.invocations, c.eagerChain.usdPerMillionTasks],
+        rowOf(`${c.chain.runs} x 10-task chains, batches of 10`, c.perTask, c.usdPerMillionTasks),
+        rowOf('one 10-task chain, quiet queue (batch of 1)', c.perTaskIdle, c.usdPerMillionTasksIdle),
+        rowOf(`${c.longChain.runs} x 100-task chains, batches of 10`, c.longChain.perTask, c.longChain.usdPerMillionTasks),
+        rowOf(`${c.eagerChain.runs} x 10-task chains, 1 min timeouts (eager follow)`, c.eagerChain.perTask, c.eagerChain.usdPerMillionTasks),
+        rowOf(`one run of ${c.fanOut1000.tasks} independent tasks`, c.fanOut1000.perTask, c.fanOut1000.usdPerMillionTasks),
       ],
     ));
-    out.push(`   $ per million: DynamoDB writes ${b.dynamoWrites}, reads ${b.dynamoReads}, SQS ${b.sqs}, Lambda requests ${b.lambdaRequests}, Scheduler ${b.scheduler}  -> ${mark(c.usdPerMillionTasks < TARGETS.usdPerMillionTasks)} (target < $${TARGETS.usdPerMillionTasks})`);
+    const fan = Math.max(c.fanOut1000.perTask.wcu / c.perTask.wcu, c.fanOut1000.perTask.rcu / Math.max(c.perTask.rcu, 1e-9));
+    out.push(`   $ per million: DynamoDB writes ${b.dynamoWrites}, reads ${b.dynamoReads}, SQS ${b.sqs}, Lambda requests ${b.lambdaRequests}, Lambda compute ${b.lambdaCompute}, Scheduler ${b.scheduler}  -> ${mark(c.usdPerMillionTasks <= TARGETS.usdPerMillionTasks)} (target <= $${TARGETS.usdPerMillionTasks}, compute included)`);
+    out.push(`   wide run over chain, per task: WCU x${(c.fanOut1000.perTask.wcu / c.perTask.wcu).toFixed(2)}, RCU x${(c.fanOut1000.perTask.rcu / Math.max(c.perTask.rcu, 1e-9)).toFixed(2)} -> ${mark(fan <= TARGETS.fanOutOverChain)} (target at most x${TARGETS.fanOutOverChain})`);
+    out.push(`   worker cold start ${c.compute.coldStartMs} ms (not in the per-task figures)`);
     out.push(`   Step Functions Standard: $${c.stepFunctionsUsdPerMillionTasks} per million tasks ($${c.stepFunctionsUsdPerMillionTasksRange.join('-')}); ${(c.stepFunctionsUsdPerMillionTasks / c.usdPerMillionTasks).toFixed(1)}x Airless`);
     out.push(`   MWAA mw1.small: $${c.mwaaSmallUsdPerMonth} a month before any task; Airless idle floor: $${c.fixedMonthly.totalUsd} a month (reconcile $${c.fixedMonthly.reconcileUsd}, ${8} pokers $${c.fixedMonthly.pokersUsd})`);
     out.push(`   One sensor wait (${c.sensorWait.misses} misses then success): ${c.sensorWait.total.wcu} WCU, ${c.sensorWait.total.rcu} RCU; each missed cycle ${c.sensorWait.perMissedCycle.wcu} WCU, ${c.sensorWait.perMissedCycle.rcu} RCU`);
+  }
+  if (r.scale) {
+    const s = r.scale;
+    out.push('');
+    out.push('5. Scale: one run of N independent tasks, embedded runtime (time warp, tries in threads, maxActiveTasks 16)');
+    out.push(table(['tasks', 'wall ms', 'peak RSS MB', 'RSS before the run MB', 'state'], s.runs.map((x) => [x.tasks, x.wallMs, x.peakRssMb, x.baseRssMb, x.state])));
+    out.push(`   ${s.taskRatio}x the tasks took ${s.wallRatio}x the time -> ${mark(s.wallRatio <= TARGETS.scaleWallRatio)} (target at most ${TARGETS.scaleWallRatio}x)`);
   }
   if (r.ha) {
     const h = r.ha;

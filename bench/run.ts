@@ -21,7 +21,7 @@ import { sensorBench } from './sensors.js';
 
 export interface BenchOptions {
   quick: boolean;
-  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'idle' | 'inner-loop' | 'jobs' | 'assets'>;
+  only: ReadonlySet<'shapes' | 'sensors' | 'cost' | 'ha' | 'ui' | 'mapping' | 'backfill' | 'idle' | 'scale' | 'inner-loop' | 'jobs' | 'assets'>;
   /** Write the backfill scenario's figures into lib/engine/rules/cost-model.ts. */
   updateCostModel?: boolean;
   /** Skip every scenario that needs DynamoDB Local (the smoke test). */
@@ -31,7 +31,7 @@ export interface BenchOptions {
   progress?: (line: string) => void;
 }
 
-const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'idle', 'inner-loop', 'jobs', 'assets'] as const;
+const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill', 'idle', 'scale', 'inner-loop', 'jobs', 'assets'] as const;
 
 /**
  * Runs the selected scenarios and returns the report.
@@ -81,9 +81,15 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
         cycleMs: batched.cycleMs, naiveCycleMs: naive.cycleMs, slowestShardMs: batched.slowestShardMs,
       };
     }
-    if (client && opts.only.has('cost')) {
+    if (client && endpoint && opts.only.has('cost')) {
       say('cost');
-      report.cost = await costBench(client);
+      report.cost = await costBench(client, endpoint, say);
+    }
+    // issue 22: one run of 1,000 and one of 10,000 independent tasks, embedded (bench/scenarios/scale.ts)
+    if (opts.only.has('scale')) {
+      say('scale: runs of 1,000 and 10,000 independent tasks');
+      const { scaleBench } = await import('./scenarios/scale.js');
+      report.scale = await scaleBench();
     }
     if (client && endpoint && opts.only.has('ha')) {
       say('HA');

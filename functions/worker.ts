@@ -10,6 +10,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { AirlessError, MalformedMessageError, handleMessage, parseQueueMessage, type Ports } from '../lib/engine/index.js';
 import { flushMetrics, lambdaPorts } from '../lib/adapters/aws/lambda.js';
+import { InvocationQueue } from '../lib/adapters/aws/invocation-queue.js';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -24,7 +25,9 @@ export const run = async (event: SQSEvent, context: Pick<Context, 'getRemainingT
   const cached = lambdaPorts();
   // Variables and connections are read at most once per invocation.
   cached.secrets.reset();
-  const ports: Ports = { ...cached, remainingMs: () => context.getRemainingTimeInMillis() };
+  // The records' follow-up messages go out together (invocation-queue.ts).
+  const queue = new InvocationQueue(cached.queue, event.Records.length);
+  const ports: Ports = { ...cached, queue, remainingMs: () => context.getRemainingTimeInMillis() };
   const record = async (r: SQSRecord): Promise<void> => {
     try {
       await handleMessage(ports, parseQueueMessage(r.body));
@@ -35,6 +38,8 @@ export const run = async (event: SQSEvent, context: Pick<Context, 'getRemainingT
       }
       ports.log.error('message dropped: the error is not retryable', { messageId: r.messageId, error: err.message, errorName: err.name });
       ports.metrics.count('MessagesDropped');
+    } finally {
+      queue.done();
     }
   };
   return processPartialResponse(event, record, processor, { context: context as Context, throwOnFullBatchFailure: false });

@@ -1,12 +1,11 @@
 /**
- * Scenario 3, cost: the requests one task instance costs on the Lambda path, counted by
- * the real adapters (DynamoStore on DynamoDB Local, SqsQueue on local-aws-sqs in process)
- * for a 10-task chain and for one sensor wait, then priced at list prices (prices.ts).
+ * Scenario 3, cost: what one task instance costs, priced at list prices (prices.ts).
  *
- * Lambda's SQS event source is modelled, not run: under load it receives 10 messages per
- * ReceiveMessage and deletes them with one DeleteMessageBatch (both billed), and one worker
- * invocation handles the batch of 10. Reconcile does not run during the chain: it is a
- * fixed per-minute cost, reported apart with the pokers' schedules.
+ * The task path is measured as it ships (lambda-cost.ts): the worker bundled as `cdk synth`
+ * bundles it, fed SQS batches as Lambda's event source does, every request counted on the
+ * wire, every invocation timed and billed as Lambda compute. Here, in process: one sensor
+ * wait (the poker's path) and the fixed floor of reconcile and the pokers, counted by the
+ * real adapters (DynamoStore on DynamoDB Local, SqsQueue on local-aws-sqs in process).
  */
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -21,17 +20,16 @@ import { DEFAULT_CONFIG, type Ports, type Queue, type QueueMessage, type Timer }
 import { pokeShard } from '../../lib/engine/index.js';
 import { reconcile } from '../../lib/engine/index.js';
 import { registerManifest, triggerRun } from '../../lib/engine/index.js';
-import { chain, dag, defineSensor } from '../../lib/sdk/index.js';
+import { dag, defineSensor } from '../../lib/sdk/index.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';
 import { PerfClock } from '../clock.js';
 import { PRICES, STEP_FUNCTIONS_TRANSITIONS_PER_TASK, HOURS_PER_MONTH, usd } from '../prices.js';
+import { lambdaCostBench, priceLambdaRow, type LambdaCostResult, type LambdaCostRow, type WirePerTask } from './lambda-cost.js';
 
-/** Messages one worker invocation takes from SQS under load (the event source's batch size). */
-export const LAMBDA_BATCH = 10;
-const CHAIN_TASKS = 10;
-const LONG_CHAIN_TASKS = 100;
 /** Cycles the bench sensor answers "not yet" before its target appears. */
 const SENSOR_MISSES = 3;
+/** Messages one worker invocation takes from SQS under load (the event source's batch size). */
+export const LAMBDA_BATCH = 10;
 
 export interface Usage {
   wcu: number;
@@ -44,28 +42,36 @@ export interface Usage {
   schedulerCalls: number;
 }
 
-export interface PerTask {
-  wcu: number;
-  rcu: number;
-  /** Sends as made, plus one receive and one delete per batch of 10 messages (Lambda under load). */
-  sqsRequests: number;
-  schedulerCalls: number;
-  /** Worker invocations: messages / 10 under load (1 per message when idle). */
-  invocations: number;
+/** Per task instance on the worker's path (lambda-cost.ts). */
+export type PerTask = WirePerTask;
+
+/** A measured row: the runs, their totals on the wire, per task and priced. */
+export interface CostRow {
+  runs: number;
+  tasks: number;
+  total: LambdaCostRow['total'];
+  perTask: PerTask;
+  usdPerMillionTasks: number;
 }
 
 export interface CostResult {
-  chain: { tasks: number; total: Usage };
+  /** 10 runs of a 10-task chain at once, worker batches of 10. */
+  chain: { runs: number; tasks: number; total: LambdaCostRow['total'] };
   perTask: PerTask;
-  /** The same, when the queue is so quiet that every message is its own Lambda batch. */
+  /** One chain on a quiet queue: every message is its own Lambda batch. */
   perTaskIdle: PerTask;
+  /** 10-task chains, Lambda compute included. */
   usdPerMillionTasks: number;
   usdPerMillionTasksIdle: number;
-  /** The same under load for a 100-task chain: the run's own writes spread over more tasks. */
-  longChain: { tasks: number; total: Usage; perTask: PerTask; usdPerMillionTasks: number };
-  /** The 10-task chain whose tasks have a 1-minute execution timeout: a worker Lambda runs each next task itself (eager follow). */
-  eagerChain: { tasks: number; total: Usage; perTask: PerTask; usdPerMillionTasks: number };
-  breakdownUsdPerMillion: { dynamoWrites: number; dynamoReads: number; sqs: number; lambdaRequests: number; scheduler: number };
+  /** 10 runs of a 100-task chain at once: the run's own writes spread over more tasks. */
+  longChain: CostRow;
+  /** 10-task chains whose tasks have a 1-minute execution timeout: a worker Lambda runs each next task itself (eager follow). */
+  eagerChain: CostRow;
+  /** One run of 1,000 independent tasks (maxActiveTasks above its width), worker batches of 10. */
+  fanOut1000: CostRow;
+  breakdownUsdPerMillion: { dynamoWrites: number; dynamoReads: number; sqs: number; lambdaRequests: number; lambdaCompute: number; scheduler: number };
+  /** The worker's configuration the compute is billed on, and its cold start (not in the per-task figures). */
+  compute: { memoryMb: number; architecture: string; gbSecondsPerTask: number; workerMsPerTask: number; coldStartMs: number };
   stepFunctionsUsdPerMillionTasks: number;
   stepFunctionsUsdPerMillionTasksRange: [number, number];
   /** One sensor from registration to success, after `misses` "not yet" cycles. */
@@ -111,37 +117,21 @@ export class CountingTimer implements Timer {
 
 const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-export function perTask(u: Usage, tasks: number, batch: number): PerTask {
-  const batches = Math.ceil(u.messages / batch);
-  return {
-    wcu: r4(u.wcu / tasks),
-    rcu: r4(u.rcu / tasks),
-    sqsRequests: r4((u.sendRequests + 2 * batches) / tasks),
-    schedulerCalls: r4(u.schedulerCalls / tasks),
-    invocations: r4(batches / tasks),
-  };
+function computeOf(l: LambdaCostResult): CostResult['compute'] {
+  const p = l.chainsUnderLoad.perTask;
+  return { memoryMb: l.memoryMb, architecture: l.architecture, gbSecondsPerTask: p.gbSeconds, workerMsPerTask: p.workerMs, coldStartMs: l.coldStartMs };
 }
 
-export function priceMillion(t: PerTask) {
-  const m = 1e6;
-  return {
-    dynamoWrites: usd('dynamoWrite', t.wcu * m),
-    dynamoReads: usd('dynamoRead', t.rcu * m),
-    sqs: usd('sqsRequest', t.sqsRequests * m),
-    lambdaRequests: usd('lambdaRequest', t.invocations * m),
-    // Conservative: the Scheduler free tier (14 million a month) is not subtracted.
-    scheduler: usd('schedulerInvocation', t.schedulerCalls * m),
-  };
-}
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * @example
- * const cost = await costBench(dynamodbClient);
+ * const cost = await costBench(dynamodbClient, endpoint);
  * cost.usdPerMillionTasks; // orchestration dollars per million task instances
  */
-export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
+export async function costBench(dynamodb: DynamoDBClient, endpoint: string, progress?: (line: string) => void): Promise<CostResult> {
+  const lambda = await lambdaCostBench(endpoint, progress);
   const sqsServer = await createSqsServer({ port: 0, emulateQueueCreationLifecycle: false });
   const sqsClient = new SQSClient({
     endpoint: `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`,
@@ -153,19 +143,10 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     const { QueueUrl } = await sqsClient.send(new CreateQueueCommand({ QueueName: 'bench-cost' }));
     let targetThere = false;
     const flag = defineSensor('bench_flag', async () => targetThere);
-    const chainDag = dag('cost_chain', {}, ({ task }) => {
-      chain(...Array.from({ length: CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
-    });
-    const eagerDag = dag('cost_chain_eager', { defaultArgs: { executionTimeout: '1m' } }, ({ task }) => {
-      chain(...Array.from({ length: CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
-    });
-    const longDag = dag('cost_chain_100', {}, ({ task }) => {
-      chain(...Array.from({ length: LONG_CHAIN_TASKS }, (_, i) => task(`t${i}`, async () => undefined)));
-    });
     const sensorDag = dag('cost_sensor', {}, ({ sensor }) => {
       sensor('wait', { type: flag, pokeContext: { key: 'landing/{{ ds }}' } }, { pokeInterval: '60s' });
     });
-    const bundles = new InlineBundleSource([chainDag, eagerDag, longDag, sensorDag]);
+    const bundles = new InlineBundleSource([sensorDag]);
     const store = new DynamoStore({ client: dynamodb, tablePrefix: prefix });
     const sqs = new SqsQueue({ client: sqsClient, queueUrl: QueueUrl! });
     const queue = new CountingQueue(sqs);
@@ -187,10 +168,10 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
       wcu: r4(b.wcu - a.wcu), rcu: r4(b.rcu - a.rcu), dynamoRequests: b.dynamoRequests - a.dynamoRequests,
       messages: b.messages - a.messages, sendRequests: b.sendRequests - a.sendRequests, schedulerCalls: b.schedulerCalls - a.schedulerCalls,
     });
-    // Drains the queue as workers would; the deletes are Lambda's, modelled in perTask().
+    // Drains the queue as workers would (the sensor's success message).
     const drain = async () => {
       for (;;) {
-        const got = await sqs.receive(LAMBDA_BATCH, 30_000);
+        const got = await sqs.receive(10, 30_000);
         if (got.length === 0) return;
         for (const d of got) {
           await handleMessage(ports, d.message);
@@ -198,25 +179,6 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
         }
       }
     };
-
-    const c0 = snap();
-    await triggerRun(ports, 'cost_chain', { runId: 'chain-1' });
-    await drain();
-    const chainUsage = diff(c0, snap());
-    const chainRun = await store.getRun('cost_chain', 'chain-1');
-    if (chainRun?.state !== 'success') throw new Error(`cost chain ended ${chainRun?.state}`);
-
-    const e0 = snap();
-    await triggerRun(ports, 'cost_chain_eager', { runId: 'chain-eager' });
-    await drain();
-    const eagerUsage = diff(e0, snap());
-    if ((await store.getRun('cost_chain_eager', 'chain-eager'))?.state !== 'success') throw new Error('cost eager chain did not succeed');
-
-    const l0 = snap();
-    await triggerRun(ports, 'cost_chain_100', { runId: 'chain-100' });
-    await drain();
-    const longUsage = diff(l0, snap());
-    if ((await store.getRun('cost_chain_100', 'chain-100'))?.state !== 'success') throw new Error('cost 100-task chain did not succeed');
 
     const s0 = snap();
     await triggerRun(ports, 'cost_sensor', { runId: 'sensor-1' });
@@ -246,9 +208,9 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     await pokeCycle();
     const idlePoke = diff(p0, snap());
 
-    const load = perTask(chainUsage, CHAIN_TASKS, LAMBDA_BATCH);
-    const idle = perTask(chainUsage, CHAIN_TASKS, 1);
-    const breakdown = priceMillion(load);
+    const load = lambda.chainsUnderLoad.perTask;
+    const breakdown = priceLambdaRow(load);
+    const row = (r: LambdaCostRow): CostRow => ({ runs: r.runs, tasks: r.tasks, total: r.total, perTask: r.perTask, usdPerMillionTasks: r2(sum(priceLambdaRow(r.perTask))) });
     const minutes = HOURS_PER_MONTH * 60;
     // Per minute: one Scheduler invocation and one Lambda request per schedule (tick, each poker shard).
     const perInvocation = usd('schedulerInvocation', 1) + usd('lambdaRequest', 1);
@@ -257,19 +219,15 @@ export async function costBench(dynamodb: DynamoDBClient): Promise<CostResult> {
     const missedCycleUsd = usd('dynamoWrite', perMiss.wcu / (SENSOR_MISSES - 1)) + usd('dynamoRead', perMiss.rcu / (SENSOR_MISSES - 1));
     const sfn = (n: number) => usd('stepFunctionsTransition', n * 1e6);
     return {
-      chain: { tasks: CHAIN_TASKS, total: chainUsage },
+      chain: { runs: lambda.chainsUnderLoad.runs, tasks: lambda.chainsUnderLoad.tasks, total: lambda.chainsUnderLoad.total },
       perTask: load,
-      perTaskIdle: idle,
+      perTaskIdle: lambda.chainIdle.perTask,
       usdPerMillionTasks: r2(sum(breakdown)),
-      usdPerMillionTasksIdle: r2(sum(priceMillion(idle))),
-      eagerChain: (() => {
-        const per = perTask(eagerUsage, CHAIN_TASKS, LAMBDA_BATCH);
-        return { tasks: CHAIN_TASKS, total: eagerUsage, perTask: per, usdPerMillionTasks: r2(sum(priceMillion(per))) };
-      })(),
-      longChain: (() => {
-        const per = perTask(longUsage, LONG_CHAIN_TASKS, LAMBDA_BATCH);
-        return { tasks: LONG_CHAIN_TASKS, total: longUsage, perTask: per, usdPerMillionTasks: r2(sum(priceMillion(per))) };
-      })(),
+      usdPerMillionTasksIdle: r2(sum(priceLambdaRow(lambda.chainIdle.perTask))),
+      eagerChain: row(lambda.eagerChainsUnderLoad),
+      longChain: row(lambda.longChainsUnderLoad),
+      fanOut1000: row(lambda.fanOut1000),
+      compute: computeOf(lambda),
       breakdownUsdPerMillion: Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k, r2(v)])) as CostResult['breakdownUsdPerMillion'],
       stepFunctionsUsdPerMillionTasks: r2(sfn((STEP_FUNCTIONS_TRANSITIONS_PER_TASK.low + STEP_FUNCTIONS_TRANSITIONS_PER_TASK.high) / 2)),
       stepFunctionsUsdPerMillionTasksRange: [r2(sfn(STEP_FUNCTIONS_TRANSITIONS_PER_TASK.low)), r2(sfn(STEP_FUNCTIONS_TRANSITIONS_PER_TASK.high))],

@@ -75,8 +75,14 @@ export async function specFor(p: Ports, run: DagRun): Promise<DagSpec> {
   return spec;
 }
 
-export async function loadRunCtx(p: Ports, dagId: string, runId: string): Promise<RunCtx | undefined> {
-  const run = await p.store.getRun(dagId, runId);
+/**
+ * The run and its spec. `eventually`: the worker's read of a run, eventually consistent (half
+ * the read cost), and consistent again unless it shows the run running (one just created or
+ * just started may not show yet).
+ */
+export async function loadRunCtx(p: Ports, dagId: string, runId: string, opts: { eventually?: boolean } = {}): Promise<RunCtx | undefined> {
+  const seen = opts.eventually ? await p.store.getRun(dagId, runId, { eventually: true }) : undefined;
+  const run = seen?.state === 'running' ? seen : await p.store.getRun(dagId, runId);
   if (!run) return undefined;
   return { run, spec: await specFor(p, run) };
 }

@@ -14,6 +14,7 @@ import { transition } from './transition.js';
 import { clearTasks, downstreamClosure } from './runs.js';
 import { wakeLimits } from './pools.js';
 import { isInstanceId } from './mapping-ids.js';
+import { countEnds } from './flow/run-ends.js';
 
 export const MARK_STATES = ['success', 'failed', 'skipped'] as const;
 export type MarkState = (typeof MARK_STATES)[number];
@@ -60,6 +61,9 @@ export async function markTask(p: Ports, dagId: string, runId: string, taskId: s
   // decision the clear starts sees the new outcome, never the old one.
   const spec = rc.spec.tasks.find((t) => t.taskId === taskId)!;
   for (const d of spec.downstream) await p.store.recordUpstream({ dagId, runId, taskId: d }, taskId, to);
+  // Its own end changes outcome in a counted run's counts; what follows below is cleared (and
+  // uncounted) next, so this count cannot complete the run.
+  if (spec.downstream.length) await countEnds(p, rc, [{ taskId, state: to }]);
   const below = [...downstreamClosure(rc.spec, spec.downstream)];
   if (below.length) await clearTasks(p, dagId, runId, below, { downstream: false });
   else await afterTerminal(p, rc, taskId, to);

@@ -7,6 +7,7 @@
 import { MalformedMessageError } from './errors.js';
 import type { AssetMessage } from './model/assets.js';
 import type { BackfillMessage, CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, StopMessage, TaskMessage } from './ports.js';
+import type { UpstreamOutcome } from './states.js';
 
 import { ID_PATTERN } from './validate.js';
 import { RUN_ID_PATTERN } from './rules/ids.js';
@@ -80,8 +81,12 @@ export function validateQueueMessage(value: unknown): QueueMessage {
 export function encodeQueueMessage(m: QueueMessage): string {
   const v = validateQueueMessage(m);
   switch (v.kind) {
-    case 'task':
-      return JSON.stringify({ kind: v.kind, dagId: v.dagId, runId: v.runId, taskId: v.taskId, tryNumber: v.tryNumber });
+    case 'task': {
+      const out: Fields = { kind: v.kind, dagId: v.dagId, runId: v.runId, taskId: v.taskId, tryNumber: v.tryNumber };
+      if (v.up !== undefined) out.up = v.up;
+      if (v.at !== undefined) out.at = v.at;
+      return JSON.stringify(out);
+    }
     case 'fire': {
       const out: Fields = {
         kind: v.kind,
@@ -106,15 +111,34 @@ export function encodeQueueMessage(m: QueueMessage): string {
   }
 }
 
+const OUTCOMES: readonly UpstreamOutcome[] = ['success', 'failed', 'skipped', 'upstream_failed', 'branch_skipped'];
+
 function validateTask(o: Fields): TaskMessage {
-  onlyFields(o, 'task', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber']);
-  return {
+  onlyFields(o, 'task', ['kind', 'dagId', 'runId', 'taskId', 'tryNumber', 'up', 'at']);
+  const m: TaskMessage = {
     kind: 'task',
     dagId: id(o, 'task', 'dagId'),
     runId: runId(o, 'task'),
     taskId: id(o, 'task', 'taskId', TASK_REF),
     tryNumber: nonNegativeInt(o, 'task', 'tryNumber'),
   };
+  if (o.up !== undefined) m.up = upstreamOutcomes(o.up);
+  if (o.at !== undefined) m.at = epochMs(o, 'task', 'at');
+  return m;
+}
+
+/** `up` of a task message: upstream task ids (or mapped flags, `size#failed`) to their outcomes. */
+function upstreamOutcomes(v: unknown): Record<string, UpstreamOutcome> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new MalformedMessageError(`task message field "up" must be an object, got ${describe(v)}`);
+  const out: Record<string, UpstreamOutcome> = {};
+  for (const [k, outcome] of Object.entries(v)) {
+    if (!/^[A-Za-z0-9_.-]{1,250}(#[a-z_]{1,20})?$/.test(k)) throw new MalformedMessageError(`task message field "up" has an invalid upstream id ${describe(k)}`);
+    if (!OUTCOMES.includes(outcome as UpstreamOutcome)) {
+      throw new MalformedMessageError(`task message field "up.${k}" must be one of ${OUTCOMES.join(', ')}, got ${describe(outcome)}`);
+    }
+    out[k] = outcome as UpstreamOutcome;
+  }
+  return out;
 }
 
 function validateFire(o: Fields): FireMessage {
@@ -248,6 +272,15 @@ function nonNegativeInt(o: Fields, kind: string, field: string): number {
     throw new MalformedMessageError(
       `${kind} message field "${field}" must be a non-negative integer, got ${describe(v)}`,
     );
+  }
+  return v;
+}
+
+/** A time in epoch ms; a clock may give sub-millisecond fractions (the bench's PerfClock), so not only integers. */
+function epochMs(o: Fields, kind: string, field: string): number {
+  const v = o[field];
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+    throw new MalformedMessageError(`${kind} message field "${field}" must be a non-negative number of epoch milliseconds, got ${describe(v)}`);
   }
   return v;
 }

@@ -197,8 +197,10 @@ export interface DagRecord {
   paused: boolean;
   /** The next schedule tick (epoch ms) for which no run has been created yet. */
   nextTickAt?: number;
-  /** Runs in `running` right now (maxActiveRuns), moved only together with a run write. */
+  /** Runs holding a maxActiveRuns slot right now: the size of `runSlots` (docs/adr/0020). */
   activeRuns?: number;
+  /** The runs holding a maxActiveRuns slot, each with when it took it (model/run-slots-store.ts). Read-only: written by takeRunSlot and releaseRunSlot. */
+  runSlots?: Record<string, number>;
   updatedAt: number;
 }
 
@@ -225,6 +227,9 @@ export interface DagRun {
   timeoutAt?: number;
   /** Why the run failed when no task of it did (its bundle is gone: orphan-run.ts). */
   error?: string;
+  /** Reconcile re-sent the messages of root tasks that were never created: when, and how many times (flow/resend.ts). */
+  rootsResentAt?: number;
+  rootsResends?: number;
   /** The backfill that created or reprocessed the run: its slot counts there (flow/backfill.ts). */
   backfillId?: number;
   /** An asset-triggered run: the refs of the asset events it consumed, by asset URI (flow/assets.ts). */
@@ -299,6 +304,9 @@ export interface TaskInstance extends TaskKey {
   mapCursor?: number;
   /** An operator's note on the task instance (Airflow's task instance note; flow/mark-run.ts). */
   note?: string;
+  /** Reconcile re-sent the messages of this ended task's downstream that were never created: when, and how many times (flow/resend.ts). */
+  followResentAt?: number;
+  followResends?: number;
 }
 
 export type TriggerKind = 'sensor' | 'event';

@@ -10,7 +10,6 @@
  * what is gone); each is annotated with the reason and taken off the due index, and a
  * waiting sensor's or deferral's trigger is deleted, so no tick or poker reviews them again.
  */
-import { runSlot } from './rules/backfill.js';
 import { specFor } from './dag-index.js';
 import { BundleNotFoundError, NotFoundError } from './errors.js';
 import type { DagRun, DagSpec } from './model.js';
@@ -18,6 +17,7 @@ import { taskKeyString } from './model.js';
 import type { Ports } from './ports.js';
 import { isTerminal } from './states.js';
 import { annotate, retainUntil } from './transition.js';
+import { giveBackSlot } from './flow/run-slots.js';
 
 /**
  * Is `err` a permanent "this bundle version, or this DAG in it, does not exist"?
@@ -48,8 +48,7 @@ export async function specOrEndOrphan(p: Ports, run: DagRun): Promise<DagSpec | 
 }
 
 /**
- * Fails a running run whose bundle is gone, with a one-line reason, giving its slot back
- * in the same write. Returns true when this call ended it (a concurrent tick loses the
+ * Fails a running run whose bundle is gone, with a one-line reason, and gives its slot back. Returns true when this call ended it (a concurrent tick loses the
  * compare-and-set and does nothing).
  *
  * @example
@@ -64,9 +63,10 @@ export async function endOrphanRun(p: Ports, run: DagRun, err: unknown): Promise
     run.runId,
     { state: 'running' },
     { state: 'failed', endedAt: now, expiresAt: retainUntil(p) ?? null, error },
-    runSlot(run, -1),
   );
   if (!r.ok) return false;
+  // Its maxActiveRuns slot goes back after its end (flow/run-slots.ts).
+  await giveBackSlot(p, run);
   p.metrics.count('RunsFailed');
   p.log.warn('run failed: its bundle is gone', { dagId: run.dagId, runId: run.runId, bundleVersion: run.bundleVersion, error });
   const tis = await p.store.listTasks(run.dagId, run.runId);

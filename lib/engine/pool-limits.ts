@@ -96,6 +96,17 @@ export function limitMoves(
 }
 
 /**
+ * The waiting line of a run's maxActiveTasks slots (flow/active-tasks.ts): tasks its run's
+ * counter refused wait here, in the same index as pool waiters.
+ *
+ * @example
+ * activeTasksLine('etl', 'r1'); // 'mat:etl/r1'
+ */
+export function activeTasksLine(dagId: string, runId: string): string {
+  return `mat:${dagId}/${runId}`;
+}
+
+/**
  * The sort key of a waiter: highest weight first, then the earliest to start waiting,
  * then the task key (as Airflow orders by `-priority_weight`, then logical date).
  *

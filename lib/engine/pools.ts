@@ -10,7 +10,7 @@ import { loadRunCtx, taskSpec, type RunCtx } from './dag-index.js';
 import type { DagSpec, PoolSpec, TaskInstance, TaskKey } from './model.js';
 import { taskKeyString } from './model.js';
 import type { Ports } from './ports.js';
-import { checkPools, limitKeys, waitRank } from './pool-limits.js';
+import { activeTasksLine, checkPools, limitKeys, waitRank } from './pool-limits.js';
 import { annotate, transition } from './transition.js';
 
 /** Waiters read per look at the index. */
@@ -81,10 +81,12 @@ export async function wakeLimits(p: Ports, rc: RunCtx, ti: TaskInstance): Promis
  * next is tried; one refused by its run's maxActiveTasks keeps waiting (the run wakes it).
  * Returns the keys of the tasks it started.
  */
-export async function wakeWaiters(p: Ports, waitKey: string, maxStarts: number): Promise<Set<string>> {
+export async function wakeWaiters(p: Ports, waitKey: string, maxStarts: number, known?: RunCtx): Promise<Set<string>> {
   const started = new Set<string>();
   const passed = new Set<string>();
   const runs = new Map<string, Promise<RunCtx | undefined>>();
+  // The caller's run, already read (a run's own maxActiveTasks line).
+  if (known) runs.set(`${known.run.dagId}/${known.run.runId}`, Promise.resolve(known));
   let stale = 0;
   // A refused start is a failed transaction, billed like a write: a full pool is seen by a read instead.
   if (waitKey.startsWith('pool:') && ((await p.store.getPool(waitKey.slice(5)))?.free ?? 0) <= 0) return started;
@@ -125,6 +127,13 @@ async function tryStart(p: Ports, key: TaskKey, waitKey: string, runs: Map<strin
   }
   if (r.reason !== 'slots') return 'stale';
   if (r.limit === waitKey) return 'full';
+  // The run's maxActiveTasks counter refused it (no limit key): that line is full, or this
+  // pooled task moves to it, keeping its place (flow/active-tasks.ts).
+  if (r.limit === undefined) {
+    if (waitKey === activeTasksLine(ti.dagId, ti.runId)) return 'full';
+    await annotate(p, ti, { waitKey: activeTasksLine(ti.dagId, ti.runId) });
+    return 'passed';
+  }
   if (r.limit !== undefined) {
     // Another counter of this task is full: wait there, keeping the place in line.
     await annotate(p, ti, { waitKey: r.limit });

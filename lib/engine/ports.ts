@@ -14,8 +14,10 @@ import type {
   TriggerRecord,
   XcomKey,
 } from './model.js';
-import type { RunState, TaskState } from './states.js';
+import type { RunState, TaskState, UpstreamOutcome } from './states.js';
 import type { MappingStore } from './mapping-store.js';
+import type { RunEndsStore } from './model/run-ends-store.js';
+import type { RunSlotStore } from './model/run-slots-store.js';
 import type { BackfillStore } from './model/backfill-store.js';
 import type { PokerSchedules, PokerStateStore } from './model/poker-state.js';
 import type { AssetStore } from './model/asset-store.js';
@@ -55,15 +57,13 @@ export type RunPatch = {
 };
 
 /**
- * Change to a counter made atomically with another write: the run's `activeTasks`
- * (with a task write) or the DAG record's `activeRuns` (with a run write).
+ * Change to a counter made atomically with another write: the run's `activeTasks` (with a
+ * task write; maxActiveRuns uses the DAG's slot holders instead, model/run-slots-store.ts).
  * `+1` is refused (result `{ ok: false, reason: 'slots' }`) when the counter is at `max`.
  */
 export interface SlotChange {
   delta: 1 | -1;
   max?: number;
-  /** A backfill's run: the counter is the backfill's `active`, bounded by its own maxActiveRuns and refused while it is paused (`max` ignored). */
-  backfillId?: number;
 }
 
 /**
@@ -85,7 +85,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, BackfillStore, PokerStateStore, EventStore, AssetStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
@@ -104,18 +104,25 @@ export interface Store extends MappingStore, BackfillStore, PokerStateStore, Eve
   // runs
   /** Conditional put: fails with the existing run when `(dagId, runId)` exists. */
   createRun(run: DagRun): Promise<Cas<DagRun>>;
-  getRun(dagId: string, runId: string): Promise<DagRun | undefined>;
+  /**
+   * A run, read strongly consistent unless `eventually` (half the read cost on DynamoDB; a
+   * run just written may be missing or behind for a moment: the worker's read, which falls
+   * back to a consistent one when the run is missing, docs/adr/0020).
+   */
+  getRun(dagId: string, runId: string, opts?: { eventually?: boolean }): Promise<DagRun | undefined>;
   updateRun(
     dagId: string,
     runId: string,
     expect: { state: RunState | readonly RunState[] },
     patch: RunPatch,
-    /** Moves the DAG record's `activeRuns` counter in the same atomic write (maxActiveRuns). */
-    slot?: SlotChange,
   ): Promise<Cas<DagRun>>;
-  /** Runs of one DAG, newest logical date first. */
+  /**
+   * Runs of one DAG, newest logical date first. Asked for queued or running runs only, it
+   * lists queued runs and the running runs that hold a maxActiveRuns slot (every run the
+   * engine starts holds one: model/run-slots-store.ts).
+   */
   listRuns(dagId: string, opts?: { states?: readonly RunState[]; limit?: number }): Promise<DagRun[]>;
-  /** Runs in `queued` or `running`, of every DAG. */
+  /** Runs in `queued`, and runs in `running` that hold a maxActiveRuns slot, of every DAG. */
   listActiveRuns(): Promise<DagRun[]>;
 
   // task instances
@@ -188,6 +195,14 @@ export interface TaskMessage {
   runId: string;
   taskId: string;
   tryNumber: number;
+  /**
+   * Present when the task has no item yet (a root, or the only downstream of the task that
+   * just ended): the worker creates it already claimed, with these upstream outcomes, in
+   * one conditional put (docs/adr/0020). Absent: the task is `queued` and is claimed.
+   */
+  up?: Record<string, UpstreamOutcome>;
+  /** When the task became ready (epoch ms): its `queuedAt` once created. */
+  at?: number;
 }
 
 /** A timer or an external event fired for a waiting task. */

@@ -12,6 +12,7 @@ import { expandTask, isMappedParent } from './mapping-expand.js';
 import { annotate } from './transition.js';
 import { EVENT_RECHECK_MS, resumeDeferred } from './waiting.js';
 import { taskKeyString } from './model.js';
+import { resendDueAt } from './flow/resend.js';
 import { isEventTrigger } from './flow/event-wait.js';
 import { reviewEventWait } from './flow/event-review.js';
 
@@ -23,8 +24,7 @@ import { reviewEventWait } from './flow/event-review.js';
 export function recoveryDueAt(ti: TaskInstance, config: EngineConfig): number | undefined {
   if (ti.state === 'running') return ti.leaseUntil;
   if (ti.state !== 'queued') return undefined;
-  const since = ti.requeuedAt ?? ti.queuedAt ?? 0;
-  return since + config.requeueAfterMs * 2 ** Math.min(ti.requeues ?? 0, 6);
+  return resendDueAt(ti.requeuedAt ?? ti.queuedAt ?? 0, ti.requeues, config);
 }
 
 /** Re-sends a queued try's message when it has waited too long (see {@link recoveryDueAt}). */

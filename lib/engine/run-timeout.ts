@@ -11,8 +11,8 @@ import type { DagRun, DagSpec } from './model.js';
 import type { Ports, RunPatch } from './ports.js';
 import { isTerminal } from './states.js';
 import { createTask, retainUntil, transition } from './transition.js';
+import { giveBackSlot } from './flow/run-slots.js';
 import { taskKeyString } from './model.js';
-import { runSlot } from './rules/backfill.js';
 
 /**
  * The deadline fields of a run starting at `now` (`timeoutAt: null` clears a deadline a
@@ -24,6 +24,16 @@ import { runSlot } from './rules/backfill.js';
 export function runTimeoutPatch(spec: DagSpec, run: DagRun, now: number): Pick<RunPatch, 'timeoutAt'> {
   if (spec.dagrunTimeoutMs) return { timeoutAt: now + spec.dagrunTimeoutMs };
   return run.timeoutAt !== undefined ? { timeoutAt: null } : {};
+}
+
+/**
+ * The deadline of a run created already running at `now` (runs.ts `createRun`).
+ *
+ * @example
+ * await store.createRun({ ...run, state: 'running', startedAt: now, ...runTimeoutFields(spec, now) });
+ */
+export function runTimeoutFields(spec: DagSpec, now: number): Pick<DagRun, 'timeoutAt'> {
+  return spec.dagrunTimeoutMs ? { timeoutAt: now + spec.dagrunTimeoutMs } : {};
 }
 
 /**
@@ -41,10 +51,11 @@ export async function enforceRunTimeout(p: Ports, rc: RunCtx): Promise<boolean> 
     rc.run.runId,
     { state: 'running' },
     { state: 'failed', endedAt: now, expiresAt: retainUntil(p) ?? null },
-    runSlot(rc.run, -1),
   );
   if (!r.ok) return false;
   rc.run = r.item;
+  // Its maxActiveRuns slot goes back after its end (flow/run-slots.ts); the caller starts queued runs.
+  await giveBackSlot(p, rc.run);
   p.metrics.count('RunsFailed');
   p.log.warn('run timed out', { dagId: rc.run.dagId, runId: rc.run.runId, dagrunTimeoutMs: rc.spec.dagrunTimeoutMs });
   await skipUnfinished(p, rc);

@@ -7,7 +7,9 @@ import { downstreamClosure, loadRunCtx, specFor, type RunCtx } from './dag-index
 
 export { downstreamClosure, upstreamClosure } from './dag-index.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
-import { advanceRun, keyOf, startQueuedRuns } from './settle.js';
+import { advanceRun, keyOf, startFresh, startQueuedRuns } from './settle.js';
+import { runTimeoutFields } from './run-timeout.js';
+import { specOrEndOrphan } from './orphan-run.js';
 import { transition } from './transition.js';
 import { baseTaskId } from './mapping-ids.js';
 import { clearInstances, instancesToClear, queueCleared } from './mapping-clear.js';
@@ -17,6 +19,7 @@ import { isRunTerminal, isTerminal } from './states.js';
 import { armOnce, dataInterval, dueTicks } from './timetable.js';
 import { registerPools } from './pools.js';
 import { withSetupsAndTeardowns } from './setup-teardown.js';
+import { uncountEnds } from './flow/run-ends.js';
 import { assertRunId } from './rules/ids.js';
 import { depthProblem } from './rules/values.js';
 import { registerAssets, requestAssetEvaluation } from './flow/asset-registry.js';
@@ -40,7 +43,11 @@ export interface TriggerOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Creates a run in `queued` (a conditional put: a duplicate is a no-op) and starts what may start. */
+/**
+ * Creates a run (a conditional put: a duplicate is a no-op). Below maxActiveRuns it takes
+ * its slot first and is created already running (flow/run-slots.ts); otherwise it is
+ * created queued and waits for a slot.
+ */
 export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions = {}): Promise<Cas<DagRun>> {
   const now = p.clock.now();
   const runType = opts.runType ?? 'manual';
@@ -63,13 +70,30 @@ export async function createRun(p: Ports, dag: DagRecord, opts: TriggerOptions =
     queuedAt: now,
     ...opts.fields,
   };
+  const take = dag.paused ? 'full' : await p.store.takeRunSlot(dag.dagId, run.runId, dag.spec.maxActiveRuns, now);
+  if (take === 'taken' || take === 'held') {
+    const r = await p.store.createRun({ ...run, state: 'running', startedAt: now, ...runTimeoutFields(dag.spec, now) });
+    // A duplicate: the slot taken here for it goes back (the existing run holds its own, if any).
+    if (!r.ok) {
+      if (take === 'taken') await p.store.releaseRunSlot(dag.dagId, run.runId);
+      return r;
+    }
+    created(p, r.item);
+    const spec = await specOrEndOrphan(p, r.item);
+    if (spec) await startFresh(p, { run: r.item, spec });
+    return r;
+  }
   const r = await p.store.createRun(run);
   if (r.ok) {
-    p.metrics.count('RunsCreated');
-    p.log.info('run created', { dagId: run.dagId, runId: run.runId, runType });
-    await startQueuedRuns(p, dag.dagId, { created: r.item });
+    created(p, r.item);
+    await startQueuedRuns(p, dag.dagId, { created: r.item, dag });
   }
   return r;
+}
+
+function created(p: Ports, run: DagRun): void {
+  p.metrics.count('RunsCreated');
+  p.log.info('run created', { dagId: run.dagId, runId: run.runId, runType: run.runType });
 }
 
 /** A manual run (`airless trigger`), like Airflow's `dags trigger`. */
@@ -83,7 +107,8 @@ export async function triggerRun(p: Ports, dagId: string, opts: TriggerOptions =
   checkRunParams(dag.spec, opts.conf);
   const r = await createRun(p, dag, { ...opts, runType: opts.runType ?? 'manual' });
   if (!r.ok) throw new InvalidInputError(`run ${opts.runId ?? ''} of dag ${dagId} exists already`);
-  return (await p.store.getRun(dagId, r.item.runId)) ?? r.item;
+  // A run created queued may have been started by the same call.
+  return r.item.state === 'queued' ? ((await p.store.getRun(dagId, r.item.runId)) ?? r.item) : r.item;
 }
 
 /**
@@ -183,6 +208,8 @@ export async function clearTasks(
     if (r.ok) cleared.push(ti.taskId);
   }
   await queueCleared(p, rc, instances);
+  // A counted run forgets the ends of what was cleared before it reopens (flow/run-ends.ts).
+  await uncountEnds(p, rc, cleared);
   await reopenRun(p, rc);
   return cleared;
 }

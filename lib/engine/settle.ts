@@ -7,26 +7,28 @@
  * can all run these functions on the same run at once.
  */
 import { countsSlots, downstreamClosure, taskSpec, type RunCtx } from './dag-index.js';
-import type { DagRun, TaskInstance, TaskSpec } from './model.js';
-import type { Ports } from './ports.js';
+import type { DagRecord, DagRun, TaskInstance, TaskSpec } from './model.js';
+import type { Cas, Ports, TaskMessage } from './ports.js';
 import { decideRunState } from './run-state.js';
-import { isTerminal, type TaskState, type UpstreamOutcome } from './states.js';
+import { isTerminal, type RunState, type TaskState, type UpstreamOutcome } from './states.js';
 import { evaluateTriggerRule } from './trigger-rules.js';
 import { armCallback, runCallbackMessage, runEvent, sendCallback } from './callbacks.js';
 import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from './transition.js';
 import { limitsApply } from './pool-limits.js';
-import { queueLimited } from './pools.js';
+import { queueLimited, wakeWaiters } from './pools.js';
 import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
 import { specOrEndOrphan } from './orphan-run.js';
-import { indirectSetups, setupScopeDecision } from './setup-teardown.js';
+import { setupScopeDecision } from './setup-teardown.js';
 import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
-import { runSlot } from './rules/backfill.js';
-import { afterRunEnded } from './flow/backfill-hooks.js';
 import { wakeRunWaiter } from './flow/trigger-dag-run-wake.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
+import { countEnds, needsListing } from './flow/run-ends.js';
+import { createdByItsMessage, followDueAt, isRoot, rootsDueAt } from './flow/resend.js';
+import { giveBackSlot, takeRunSlot } from './flow/run-slots.js';
+import { matWaitKey, waitForSlot } from './flow/active-tasks.js';
 
 export { keyOf, retainUntil };
 
@@ -53,11 +55,8 @@ export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise
     await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: r.item.tryNumber }]);
     return true;
   }
-  if (r.reason === 'slots') {
-    // Woken by the next task that leaves queued/running (wakeReady).
-    if (ti.state === 'scheduled') await annotate(p, ti, { ready: true });
-    else await transition(p, rc, ti, 'scheduled', { ready: true });
-  }
+  // Woken by the next task that leaves queued/running (wakeReady), through the waiting index.
+  if (r.reason === 'slots') await waitForSlot(p, rc, ti);
   return false;
 }
 
@@ -128,7 +127,7 @@ export async function settleDownstream(
  */
 async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.upstream.length !== 1 || t.kind === 'sensor' || countsSlots(rc.spec) || limitsApply(t, t.taskId) || rc.run.state !== 'running' || t.dependsOnPast || indirectSetups(rc.spec, t).length > 0) return false;
+  if (t.upstream.length !== 1 || rc.run.state !== 'running' || !createdByItsMessage(rc, t)) return false;
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome }, t.teardown?.setups);
   if (decision === 'wait') return false;
   const upstream = { [upstreamId]: outcome };
@@ -142,9 +141,9 @@ async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstream
       p.metrics.count('EagerFollows');
       return true;
     }
-    const r = await createTask(p, rc, t, 'queued', upstream);
-    if (!r.ok) return false;
-    await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);
+    // No write here: the worker that takes this message creates the task already claimed,
+    // with this outcome, in one conditional put (flow/claim.ts; docs/adr/0020).
+    await p.queue.send([createMessage(p, rc, taskId, upstream)]);
     return true;
   }
   const state = decision === 'skip' ? 'skipped' : 'upstream_failed';
@@ -189,27 +188,38 @@ export async function afterTerminal(
 ): Promise<void> {
   p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
   if (isInstanceId(taskId)) return settleInstance(p, rc, taskId, state, MAPPING_OPS);
-  const mayBeDone = await passOn(p, rc, taskId, state, chosen);
-  if (mayBeDone) await completeRunIfDone(p, rc);
+  const { mayBeDone, skipped } = await passOn(p, rc, taskId, state, chosen);
+  await runProgress(p, rc, [{ taskId, state }, ...skipped.map((id) => ({ taskId: id, state: 'skipped' as const }))], mayBeDone);
   const waiting = await nextWaiting(p, rc, taskId, state);
   if (waiting) await decideTask(p, waiting.rc, waiting.ti);
 }
 
 /** Settles downstream; a falsy short-circuit first skips all below it (short-circuit.ts), whose outcomes then follow. */
-async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[]): Promise<boolean> {
+async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[]): Promise<{ mayBeDone: boolean; skipped: string[] }> {
   const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
   let mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
   for (const id of skipped) mayBeDone = (await settleDownstream(p, rc, id, 'skipped')) || mayBeDone;
-  return mayBeDone;
+  return { mayBeDone, skipped };
 }
 
-/** Gives freed maxActiveTasks slots to tasks waiting with `ready` set. */
+/**
+ * After tasks of a run ended (their downstream settled): a listed run is read when it may
+ * be done; a counted run counts the ends, and the count that completes it ends it
+ * (flow/run-ends.ts). No step here reads a list that grows with the run.
+ */
+async function runProgress(p: Ports, rc: RunCtx, ends: ReadonlyArray<{ taskId: string; state: TaskState }>, mayBeDone: boolean): Promise<void> {
+  if (ends.some((e) => needsListing(rc, e.taskId, mayBeDone))) {
+    await completeRunIfDone(p, rc);
+    return;
+  }
+  const state = await countEnds(p, rc, ends);
+  if (state) await endRun(p, rc, state);
+}
+
+/** Gives a freed maxActiveTasks slot to the best task waiting for one (the run's waiting line). */
 export async function wakeReady(p: Ports, rc: RunCtx): Promise<void> {
   if (!countsSlots(rc.spec)) return;
-  const tis = await p.store.listTasks(rc.run.dagId, rc.run.runId);
-  for (const ti of tis) {
-    if (ti.state === 'scheduled' && ti.ready && !(await queueTask(p, rc, ti))) return;
-  }
+  await wakeWaiters(p, matWaitKey(rc.run), 1, rc);
 }
 
 /** Completes the run when every task is terminal. Safe to call any number of times. */
@@ -218,6 +228,24 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   const tasks = tis ?? (await p.store.listTasks(rc.run.dagId, rc.run.runId));
   const state = decideRunState(rc.spec, tasks);
   if (state === 'running') return false;
+  return endRun(p, rc, state);
+}
+
+/**
+ * Gives a run's maxActiveRuns slot back after its end was written, then starts the DAG's
+ * queued runs, which can wait only while the DAG was full (flow/run-slots.ts).
+ */
+export async function releaseRunSlot(p: Ports, rc: RunCtx): Promise<void> {
+  const left = await giveBackSlot(p, rc.run);
+  // A backfill's run: its cleared runs may wait, queued, for the slot it gave back.
+  if (rc.run.backfillId !== undefined) return startQueuedRuns(p, rc.run.dagId);
+  if (left !== undefined && left + 1 < rc.spec.maxActiveRuns) return;
+  await startQueuedRuns(p, rc.run.dagId, { ended: true });
+}
+
+/** Ends a running run in `state` (its callbacks armed first), then starts the DAG's queued runs. */
+async function endRun(p: Ports, rc: RunCtx, state: RunState): Promise<boolean> {
+  if (rc.run.state !== 'running') return false;
   const now = p.clock.now();
   const retention = p.config.runRetentionMs;
   const event = runEvent(rc.spec, state);
@@ -228,15 +256,13 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
     rc.run.runId,
     { state: 'running' },
     { state, endedAt: now, expiresAt: retention > 0 ? Math.floor((now + retention) / 1000) : null },
-    runSlot(rc.run, -1),
   );
   if (!r.ok) return false;
   rc.run = r.item;
   await sendCallback(p, callback);
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
-  await startQueuedRuns(p, rc.run.dagId, { ended: true });
-  await afterRunEnded(p, rc.run);
+  await releaseRunSlot(p, rc);
   await wakeRunWaiter(p, rc.run);
   return true;
 }
@@ -253,11 +279,11 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
   const tis = await p.store.listTasks(rc.run.dagId, rc.run.runId);
   const byId = new Map(tis.map((t) => [t.taskId, t]));
   const work: Promise<unknown>[] = [];
+  const roots: string[] = [];
   for (const t of rc.spec.tasks) {
     const ti = byId.get(t.taskId);
     if (!ti) {
-      // `always` does not wait for anything (Airflow passes its dependency at once).
-      if (t.upstream.length === 0 || t.triggerRule === 'always') work.push(createRoot(p, rc, t.taskId));
+      if (isRoot(t)) roots.push(t.taskId);
       continue;
     }
     if (ti.state === 'scheduled') {
@@ -266,42 +292,72 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
       if (review) work.push(review(ti));
     } else if (isTerminal(ti.state)) {
       const missing = t.downstream.filter((d) => byId.get(d)?.upstream[t.taskId] === undefined);
-      if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing));
+      if (missing.length > 0) work.push(repairFollow(p, rc, ti, missing, byId));
     }
   }
+  if (roots.length > 0) work.push(createRoots(p, rc, roots, true));
   // Only while a mapped task runs: an empty `work` lets a finished run complete below.
   if (review && hasMappedTask(rc.spec) && tis.some((t) => t.mapLength !== undefined && t.state === 'running')) work.push(reviewInstances(p, rc, tis, review, MAPPING_OPS));
   await Promise.all(work);
   if (work.length === 0) await completeRunIfDone(p, rc, tis);
 }
 
+/** Starts a run that has no task yet: sends what may run at once (advanceRun without the listing). */
+export async function startFresh(p: Ports, rc: RunCtx): Promise<void> {
+  await createRoots(p, rc, rc.spec.tasks.filter(isRoot).map((t) => t.taskId), false);
+}
+
 /** What mapping-settle.ts calls back (it cannot import this module). */
 const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask, wakeReady };
 
-/**
- * Creates a task that may run as soon as the run does (a root, or an `always` task). A
- * plain task is created already queued, in one conditional put (one write fewer per
- * run); a sensor, or a task under a maxActiveTasks counter, is created `scheduled` and
- * decided as usual.
- */
-async function createRoot(p: Ports, rc: RunCtx, taskId: string): Promise<void> {
-  const t = taskSpec(rc.spec, taskId);
-  if (t.kind !== 'sensor' && !countsSlots(rc.spec) && !limitsApply(t, t.taskId) && !t.dependsOnPast) {
-    const queued = await createTask(p, rc, t, 'queued');
-    if (queued.ok) {
-      await p.queue.send([{ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1 }]);
-      return;
-    }
-    if (queued.current) await decideTask(p, rc, queued.current);
-    return;
-  }
-  const r = await createTask(p, rc, t, 'scheduled');
-  const item = r.ok ? r.item : r.current;
-  if (item) await decideTask(p, rc, item);
+/** The message that creates a plain task already claimed, with its upstream outcomes (flow/claim.ts). */
+function createMessage(p: Ports, rc: RunCtx, taskId: string, up: Record<string, UpstreamOutcome>): TaskMessage {
+  return { kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1, up, at: p.clock.now() };
 }
 
-async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: string[]): Promise<void> {
+/**
+ * Creates the tasks that may run as soon as the run does (roots, `always` tasks). A plain
+ * task gets only its message: the worker that takes it creates the task already claimed,
+ * in one conditional put (all messages in one send: ten per request). A sensor, or a task
+ * under a counter or limit, is created `scheduled` and decided as usual. Reconcile
+ * (`resent`) sends plain roots again only on the backoff of flow/resend.ts, recorded on
+ * the run, since their first messages may still wait in a backlog.
+ */
+async function createRoots(p: Ports, rc: RunCtx, taskIds: readonly string[], resent: boolean): Promise<void> {
+  const specs = taskIds.map((id) => taskSpec(rc.spec, id));
+  const plain = specs.filter((t) => createdByItsMessage(rc, t));
+  await Promise.all(specs.filter((t) => !createdByItsMessage(rc, t)).map(async (t) => {
+    const r = await createTask(p, rc, t, 'scheduled');
+    const item = r.ok ? r.item : r.current;
+    if (item) await decideTask(p, rc, item);
+  }));
+  if (plain.length === 0) return;
+  if (resent) {
+    const now = p.clock.now();
+    if (now < rootsDueAt(rc.run, p.config)) return;
+    const r = await p.store.updateRun(rc.run.dagId, rc.run.runId, { state: 'running' }, { rootsResentAt: now, rootsResends: (rc.run.rootsResends ?? 0) + 1 });
+    if (!r.ok) return;
+    rc.run = r.item;
+    p.metrics.count('Requeued', plain.length);
+  }
+  await p.queue.send(plain.map((t) => createMessage(p, rc, t.taskId, {})));
+}
+
+/**
+ * Passes on the outcome of an ended task whose downstream has not recorded it (its worker
+ * was lost mid-way, or the downstream's message is still on its way). A downstream the
+ * message creates is sent again only on the backoff of flow/resend.ts, recorded on the
+ * ended task; any other is repaired at once.
+ */
+async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: string[], byId: ReadonlyMap<string, TaskInstance>): Promise<void> {
   const t = taskSpec(rc.spec, ti.taskId);
+  const lazy = downstream.every((d) => !byId.has(d) && taskSpec(rc.spec, d).upstream.length === 1 && createdByItsMessage(rc, taskSpec(rc.spec, d)));
+  if (lazy) {
+    const now = p.clock.now();
+    if (now < followDueAt(ti, p.config)) return;
+    const r = await annotate(p, ti, { followResentAt: now, followResends: (ti.followResends ?? 0) + 1 });
+    if (!r.ok) return;
+  }
   let chosen: string[] | undefined;
   if (t.kind === 'branch' && ti.state === 'success') {
     const v = await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' });
@@ -311,7 +367,8 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
     chosen = shortCircuitChosen(rc.spec, t, await p.store.getXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }));
   }
   p.metrics.count('RepairedFollows', downstream.length);
-  if (await passOn(p, rc, ti.taskId, ti.state, chosen)) await completeRunIfDone(p, rc);
+  const { mayBeDone, skipped } = await passOn(p, rc, ti.taskId, ti.state, chosen);
+  await runProgress(p, rc, skipped.map((id) => ({ taskId: id, state: 'skipped' as const })), mayBeDone);
 }
 
 /**
@@ -323,8 +380,8 @@ async function repairFollow(p: Ports, rc: RunCtx, ti: TaskInstance, downstream: 
  * is started directly, and an ending run lists only when the DAG was full. Listing at every
  * run start and end would read every active run of the DAG each time.
  */
-export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean } = {}): Promise<void> {
-  const dag = await p.store.getDag(dagId);
+export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?: DagRun; ended?: boolean; dag?: DagRecord } = {}): Promise<void> {
+  const dag = hint.dag ?? (await p.store.getDag(dagId));
   if (!dag || dag.paused) return;
   const active = dag.activeRuns ?? 0;
   const max = dag.spec.maxActiveRuns;
@@ -334,22 +391,42 @@ export async function startQueuedRuns(p: Ports, dagId: string, hint: { created?:
   if (created && !listed.some((r) => r.runId === created.runId)) listed.push(created);
   const queued = listed.sort((a, b) => a.logicalDate - b.logicalDate);
   for (const run of queued) {
-    const r = await p.store.updateRun(
-      dagId,
-      run.runId,
-      { state: 'queued' },
-      { state: 'running', startedAt: p.clock.now(), ...runTimeoutPatch(dag.spec, run, p.clock.now()) },
-      runSlot(run, 1, dag.spec.maxActiveRuns),
-    );
-    if (!r.ok) {
-      // A cleared backfill run waits for its backfill's slot without holding up the DAG's runs.
-      if (r.reason === 'slots' && run.backfillId === undefined) return;
-      if (r.reason === 'slots') continue;
-      p.metrics.count('LostRaces');
+    if (run.backfillId !== undefined) {
+      // A cleared backfill run waits for its backfill's slot, apart from the DAG's (Airflow
+      // counts a backfill's runs against the backfill's max_active_runs), holding no one up.
+      const take = await p.store.takeBackfillSlot(run.backfillId, run.runId, p.clock.now());
+      if (take === 'full' || take === 'gone') continue;
+      const r = await startRun(p, dag, run);
+      if (!r.ok && take === 'taken' && r.current?.state !== 'running') await p.store.releaseBackfillSlot(run.backfillId, run.runId);
       continue;
     }
-    const spec = await specOrEndOrphan(p, r.item);
-    if (spec) await advanceRun(p, { run: r.item, spec });
+    // The slot first, then the state (flow/run-slots.ts): no run is running without one.
+    const { take, queuedHolders } = await takeRunSlot(p, dag, run.runId);
+    // Runs that hold a slot while still queued (a start cut short) start with it.
+    for (const id of queuedHolders) {
+      const holder = await p.store.getRun(dagId, id);
+      if (holder?.state === 'queued') await startRun(p, dag, holder);
+    }
+    if (take === 'full' || take === 'no_dag') return;
+    const r = await startRun(p, dag, run);
+    // Started by another, or ended meanwhile: a slot taken here for a run that is not running goes back.
+    if (!r.ok && take === 'taken' && r.current?.state !== 'running') await p.store.releaseRunSlot(dagId, run.runId);
   }
+}
+
+/** `queued → running` for a run that holds its slot, then what may run at once. */
+async function startRun(p: Ports, dag: DagRecord, run: DagRun): Promise<Cas<DagRun>> {
+  const now = p.clock.now();
+  // A backfill's run names its backfill in the patch: the store keeps it findable while it runs.
+  const backfill = run.backfillId !== undefined ? { backfillId: run.backfillId } : {};
+  const r = await p.store.updateRun(dag.dagId, run.runId, { state: 'queued' }, { state: 'running', startedAt: now, ...runTimeoutPatch(dag.spec, run, now), ...backfill });
+  if (!r.ok) {
+    p.metrics.count('LostRaces');
+    return r;
+  }
+  const spec = await specOrEndOrphan(p, r.item);
+  // A run that never ran has no task to look at: its roots are created without a listing.
+  if (spec) await (run.startedAt === undefined ? startFresh : advanceRun)(p, { run: r.item, spec });
+  return r;
 }
 

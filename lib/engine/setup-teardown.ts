@@ -69,6 +69,14 @@ export function withSetupsAndTeardowns(spec: DagSpec, ids: ReadonlySet<string>):
 }
 
 const indirectCache = new WeakMap<DagSpec, Map<string, string[]>>();
+const setupsCache = new WeakMap<DagSpec, boolean>();
+
+/** True when the DAG has a setup task (cached: asked for every task decided). */
+function hasSetups(spec: DagSpec): boolean {
+  let v = setupsCache.get(spec);
+  if (v === undefined) setupsCache.set(spec, (v = spec.tasks.some((x) => x.setup)));
+  return v;
+}
 
 /**
  * The setups a task is in the scope of without being their direct downstream (Airflow's
@@ -84,7 +92,7 @@ export function indirectSetups(spec: DagSpec, t: TaskSpec): readonly string[] {
   let out = m.get(t.taskId);
   if (out) return out;
   out = [];
-  if (!t.teardown && spec.tasks.some((x) => x.setup)) {
+  if (!t.teardown && hasSetups(spec)) {
     const byId = new Map(spec.tasks.map((x) => [x.taskId, x]));
     const below = downstreamClosure(spec, [t.taskId]);
     for (const u of upstreamClosure(spec, [t.taskId])) {

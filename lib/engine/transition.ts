@@ -144,6 +144,8 @@ export async function transition(
   if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
   const t = taskSpec(rc.spec, ti.taskId);
   const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
+  // A task that leaves `scheduled` leaves the waiting line it was in (pools, maxActiveTasks).
+  if (ti.waitKey !== undefined && to !== 'scheduled') Object.assign(patch, { waitKey: null, waitRank: null });
   if (opts.untried && isTerminal(to)) patch.tryNumber = Math.max(0, ti.tryNumber - 1);
   // Mapped instances hold no maxActiveTasks slot (docs/adr/0013-dynamic-task-mapping.md).
   const slot = isInstanceId(ti.taskId) ? undefined : slotOf(rc, ti.state, to);
@@ -190,7 +192,7 @@ export async function createTask(
   t: TaskSpec,
   to: 'scheduled' | 'queued' | 'running' | 'skipped' | 'upstream_failed',
   upstream: TaskInstance['upstream'] = {},
-  opts: { owner?: string; instance?: { taskId: string; fields: TransitionFields } } = {},
+  opts: { owner?: string; instance?: { taskId: string; fields: TransitionFields }; queuedAt?: number } = {},
 ): Promise<Cas<TaskInstance>> {
   const base = { ...keyOf(rc, opts.instance?.taskId ?? t.taskId), state: 'scheduled', tryNumber: 0, upstream, ...opts.instance?.fields } as TaskInstance;
   if (to === 'scheduled') return p.store.putTask(base);
@@ -198,7 +200,7 @@ export async function createTask(
   assertTransition('scheduled', to === 'running' ? 'queued' : to);
   if (to === 'running') assertTransition('queued', 'running');
   const patch = to === 'running'
-    ? { ...entering(p, t, 'scheduled', 'queued', base), ...entering(p, t, 'queued', 'running', base, opts.owner), tryNumber: 1 }
+    ? { ...entering(p, t, 'scheduled', 'queued', base), ...entering(p, t, 'queued', 'running', base, opts.owner), tryNumber: 1, ...(opts.queuedAt !== undefined ? { queuedAt: opts.queuedAt } : {}) }
     : entering(p, t, 'scheduled', to, base);
   const ti = { ...base } as Record<string, unknown>;
   for (const [k, v] of Object.entries(patch)) if (v !== null && v !== undefined) ti[k] = v;

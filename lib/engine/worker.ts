@@ -28,6 +28,7 @@ import { shortCircuitChosen } from './short-circuit.js';
 import { expandTask, isMappedParent } from './mapping-expand.js';
 import { taskArgument } from './flow/inputs.js';
 import { runExecuteCallback } from './callbacks-run.js';
+import { claimNew } from './flow/claim.js';
 import { loadTriggeringEvents } from './flow/asset-context.js';
 import { outletsProblem } from './flow/asset-outlets.js';
 import { runOperatorTry } from './flow/operators.js';
@@ -42,7 +43,9 @@ export type TaskResult = 'done' | 'lost' | 'dropped';
  * await handleTask(ports, { kind: 'task', dagId: 'etl', runId: 'manual__...', taskId: 'extract', tryNumber: 1 });
  */
 export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult> {
-  const rc = await loadRunCtx(p, msg.dagId, msg.runId);
+  // A stale run is harmless here: every task write is a compare-and-set on the task, and a
+  // run's end a compare-and-set on the run (docs/adr/0020).
+  const rc = await loadRunCtx(p, msg.dagId, msg.runId, { eventually: true });
   if (!rc) {
     p.log.warn('message for an unknown run dropped', { ...msg });
     return 'dropped';
@@ -54,8 +57,11 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   }
   const t = taskSpec(rc.spec, msg.taskId);
   const now = p.clock.now();
-  // The claim: `queued → running` for exactly this try (a duplicate delivery loses it).
-  const claim = await transition(p, rc, { ...msg, state: 'queued', upstream: {} }, 'running');
+  // The claim: `queued → running` for exactly this try, or a task with no item yet created
+  // already running (flow/claim.ts). A duplicate delivery loses it either way.
+  const claim = msg.up !== undefined
+    ? await claimNew(p, rc, { ...msg, up: msg.up })
+    : await transition(p, rc, { ...msg, state: 'queued', upstream: {} }, 'running');
   if (!claim.ok) return 'lost';
   let ti = claim.item;
   if (ti.queuedAt !== undefined) p.metrics.timing('SchedulingLagMs', now - ti.queuedAt);

@@ -70,6 +70,9 @@ export const BUNDLING: BundlingOptions = {
   externalModules: ['@aws-sdk/*'],
 };
 
+/** The worker's size and architecture unless the props say otherwise: what the bench bills compute on. */
+export const WORKER_DEFAULTS = { memoryMb: 1024, architecture: 'arm64' } as const;
+
 function checkInt(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new InvalidInputError(`${name} must be an integer in ${min}..${max}, got ${value}`);
@@ -106,7 +109,7 @@ export class Functions extends Construct {
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
     const shards = checkInt('shards', props.shards ?? 8, 1, 64);
-    const workerMemoryMb = checkInt('workerMemoryMb', props.workerMemoryMb ?? 1024, 128, 10_240);
+    const workerMemoryMb = checkInt('workerMemoryMb', props.workerMemoryMb ?? WORKER_DEFAULTS.memoryMb, 128, 10_240);
     const workerTimeout = props.workerTimeout ?? Duration.minutes(5);
     checkInt('workerTimeout (seconds)', workerTimeout.toSeconds(), 1, 900);
     const maxConcurrency = checkInt('workerMaxConcurrency', props.workerMaxConcurrency ?? 50, 2, 1000);

@@ -28,7 +28,7 @@ import {
   type Store,
 } from '../engine/index.js';
 import { reconcile } from '../engine/index.js';
-import { recoveryDueAt } from '../engine/index.js';
+import { loadRunCtx, recoveryDueAt, resendsDueAt } from '../engine/index.js';
 import { registerManifest, triggerRun, type TriggerOptions } from '../engine/index.js';
 import { isRunTerminal } from '../engine/index.js';
 import { threadsStarting, triesInGrace } from '../isolation/pool.js';
@@ -241,9 +241,11 @@ export class EmbeddedRuntime {
     for (const run of await this.ports.store.listActiveRuns()) {
       if (run.state !== 'running') continue;
       at = Math.min(at, run.timeoutAt ?? Infinity); // dagrunTimeout, enforced by reconcile
-      for (const ti of await this.ports.store.listTasks(run.dagId, run.runId)) {
-        at = Math.min(at, recoveryDueAt(ti, this.ports.config) ?? Infinity);
-      }
+      const tis = await this.ports.store.listTasks(run.dagId, run.runId);
+      for (const ti of tis) at = Math.min(at, recoveryDueAt(ti, this.ports.config) ?? Infinity);
+      // Messages of tasks not created yet that reconcile would send again (a lost root or follow).
+      const rc = await loadRunCtx(this.ports, run.dagId, run.runId).catch(() => undefined);
+      if (rc) at = Math.min(at, resendsDueAt(rc, tis, this.ports.config));
     }
     return at;
   }

@@ -46,6 +46,17 @@ describe('queue messages', () => {
     expect(malformed(JSON.stringify({ kind: 'schedule', dagId: 'x'.repeat(251), tickAt: 0 }))).toMatch(/dagId/);
   });
 
+  it('round-trips a message that creates its task (upstream outcomes, sent at a sub-millisecond time), and names a bad one', () => {
+    // A clock with sub-millisecond resolution (the bench's PerfClock) stamps `at` with a fraction.
+    const creating: QueueMessage = { ...task, up: { extract: 'success', 'size#failed': 'failed' }, at: 1767225600000.125 };
+    expect(parseQueueMessage(encodeQueueMessage(creating))).toEqual(creating);
+    const body = (o: object) => JSON.stringify({ kind: 'task', dagId: 'a', runId: 'r', taskId: 't', tryNumber: 1, ...o });
+    expect(malformed(body({ at: -1 }))).toMatch(/"at" must be a non-negative number of epoch milliseconds, got number -1/);
+    expect(malformed(body({ at: '1' }))).toMatch(/"at"/);
+    expect(malformed(body({ up: [] }))).toMatch(/"up" must be an object/);
+    expect(malformed(body({ up: { u: 'done' } }))).toMatch(/"up.u" must be one of/);
+  });
+
   it('accepts runIds with ":" and "+" up to 250 characters', () => {
     expect(validateQueueMessage({ ...task, runId: 'manual__2024-01-01T00:00:00+00:00' })).toMatchObject({ kind: 'task' });
     expect(() => validateQueueMessage({ ...task, runId: 'r'.repeat(251) })).toThrow(MalformedMessageError);

@@ -86,6 +86,20 @@ describe('SqsQueue on local-aws-sqs', () => {
     expect(queue.usage.deleted).toBe(25);
   });
 
+  it('ten sends made at once, as a worker finishing ten tasks makes them, go out in two requests, each message once', async () => {
+    const { url } = await newQueue();
+    const queue = new SqsQueue({ client: sqs, queueUrl: url });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => queue.send([msg(i)])));
+    // The first goes alone; the nine made while it was in flight follow in one batch.
+    expect(queue.usage.requests).toBe(2);
+    const got = await queue.receive(20, 30_000);
+    expect(got.map((d) => (validateQueueMessage(d.message) as TaskMessage).taskId).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `t${i}`).sort());
+    // A send with another delay never shares a request with them: 20 goes alone, 21 alone, 22 after 20.
+    const before = queue.usage.requests;
+    await Promise.all([queue.send([msg(20)]), queue.send([msg(21)], { delayMs: 2000 }), queue.send([msg(22)])]);
+    expect(queue.usage.requests - before).toBe(3);
+  });
+
   it('delays a message by whole seconds', async () => {
     const { url } = await newQueue();
     const queue = new SqsQueue({ client: sqs, queueUrl: url });

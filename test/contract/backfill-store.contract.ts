@@ -72,9 +72,13 @@ export function backfillStoreContract(name: string, makeStore: () => Promise<Sto
       expect(full).toMatchObject({ ok: false, reason: 'slots', current: { cursor: 1, active: 1 } });
       expect(await store.getRun('d', 'r2')).toBeUndefined();
       expect(await store.stepBackfill(1, step(1, 2, 'skipped'))).toMatchObject({ ok: true, item: { cursor: 2, skipped: 1, active: 1 } });
-      // The run's slot goes back with its run write; then a step may start another.
-      expect(await store.updateRun('d', 'r1', { state: 'running' }, { state: 'success' }, { delta: -1, backfillId: 1 })).toMatchObject({ ok: true });
+      expect(await store.backfillSlotHolders(1)).toEqual(['r1']);
+      // The run's slot goes back after its end is written (idempotent); then a step may start another.
+      expect(await store.updateRun('d', 'r1', { state: 'running' }, { state: 'success' })).toMatchObject({ ok: true });
+      await store.releaseBackfillSlot(1, 'r1');
+      await store.releaseBackfillSlot(1, 'r1');
       expect(await store.getBackfill(1)).toMatchObject({ active: 0 });
+      expect(await store.backfillSlotHolders(1)).toEqual([]);
       await store.createRun(run('d', 'r3', { state: 'success' }));
       expect(await store.stepBackfill(1, step(2, 3), { put: run('d', 'r3', { state: 'running' }) })).toMatchObject({ ok: false, reason: 'run' });
       expect(await store.getBackfill(1)).toMatchObject({ cursor: 2, active: 0 });
@@ -100,27 +104,30 @@ export function backfillStoreContract(name: string, makeStore: () => Promise<Sto
       expect(await store.getBackfill(1)).not.toHaveProperty('clearing');
     });
 
-    it('paused: no step and no slot taken by a run start; a release still goes through', async () => {
+    it('paused: no step and no slot taken by a run start; a release still goes through, once per run', async () => {
       await store.createBackfill(backfill(1));
       await store.stepBackfill(1, step(undefined, 1), { put: run('d', 'r1', { state: 'running' }) });
       await store.createRun(run('d', 'r2', { state: 'queued', backfillId: 1 }));
       expect(await store.updateBackfill(1, { paused: true }, { open: true })).toMatchObject({ ok: true, item: { paused: true } });
       expect(await store.stepBackfill(1, step(1, 2, 'skipped'))).toMatchObject({ ok: false, reason: 'backfill' });
-      expect(await store.updateRun('d', 'r2', { state: 'queued' }, { state: 'running' }, { delta: 1, backfillId: 1 })).toMatchObject({ ok: false, reason: 'slots' });
-      expect(await store.updateRun('d', 'r1', { state: 'running' }, { state: 'success' }, { delta: -1, backfillId: 1 })).toMatchObject({ ok: true });
+      expect(await store.takeBackfillSlot(1, 'r2', T0)).toBe('full');
+      await store.releaseBackfillSlot(1, 'r1');
       await store.updateBackfill(1, { paused: false }, { open: true });
-      expect(await store.updateRun('d', 'r2', { state: 'queued' }, { state: 'running' }, { delta: 1, backfillId: 1 })).toMatchObject({ ok: true });
+      expect(await store.takeBackfillSlot(1, 'r2', T0)).toBe('taken');
+      expect(await store.takeBackfillSlot(1, 'r2', T0)).toBe('held');
       expect(await store.getBackfill(1)).toMatchObject({ active: 1 });
-      // A release for a backfill that does not exist goes through (as a DAG's counter's does).
-      await store.createRun(run('d', 'r9', { state: 'running' }));
-      expect(await store.updateRun('d', 'r9', { state: 'running' }, { state: 'success' }, { delta: -1, backfillId: 42 })).toMatchObject({ ok: true });
+      expect(await store.backfillSlotHolders(1)).toEqual(['r2']);
+      // A backfill that does not exist: no slot to take, a release is a no-op.
+      expect(await store.takeBackfillSlot(42, 'r9', T0)).toBe('gone');
+      await store.releaseBackfillSlot(42, 'r9');
     });
 
     it('completes on its own only when every date is handled and none of its runs runs', async () => {
       await store.createBackfill(backfill(1, 'd', { total: 1 }));
       await store.stepBackfill(1, step(undefined, 1), { put: run('d', 'r1', { state: 'running' }) });
       expect(await store.completeBackfill(1, T0 + 2)).toMatchObject({ ok: false, current: { active: 1 } });
-      await store.updateRun('d', 'r1', { state: 'running' }, { state: 'success' }, { delta: -1, backfillId: 1 });
+      await store.updateRun('d', 'r1', { state: 'running' }, { state: 'success' });
+      await store.releaseBackfillSlot(1, 'r1');
       expect(await store.completeBackfill(1, T0 + 3)).toMatchObject({ ok: true, item: { completedAt: T0 + 3 } });
       expect(await store.getBackfill(1)).not.toHaveProperty('cancelled');
       expect(await store.listOpenBackfills()).toEqual([]);

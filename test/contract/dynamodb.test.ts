@@ -14,6 +14,8 @@ import type { Metrics } from '../../lib/engine/index.js';
 import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
 import { T0, bigValue, dag, run, task } from './fixtures.js';
 import { storeContract } from './store.contract.js';
+import { runEndsContract } from './run-ends.contract.js';
+import { runSlotsContract } from './run-slots.contract.js';
 import { backfillStoreContract } from './backfill-store.contract.js';
 import { pokerStateContract } from './poker-state.contract.js';
 import { keptEventsContract } from './kept-events.contract.js';
@@ -35,6 +37,8 @@ async function freshPrefix(): Promise<string> {
 
 describe.skipIf(!endpoint)('DynamoDB store', () => {
   storeContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  runEndsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix() }));
+  runSlotsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix() }));
   backfillStoreContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   pokerStateContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   keptEventsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
@@ -43,6 +47,18 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
     let prefix: string;
     beforeEach(async () => {
       prefix = await freshPrefix();
+    });
+
+    it('takes a run slot on a DAG item written before the slot map existed', async () => {
+      const store = new DynamoStore({ client, tablePrefix: prefix });
+      await store.putDag(dag('old'));
+      // An item as stores before issue 22 wrote it: no `slots` map, a transactional counter.
+      await client.send(new PutItemCommand({ TableName: tableNames(prefix).dags, Item: { dagId: { S: 'old' }, bundleVersion: { S: 'v1' }, paused: { BOOL: false }, updatedAt: { N: '1' }, activeRuns: { N: '3' } } }));
+      expect(await store.takeRunSlot('old', 'r1', 1, T0)).toBe('taken');
+      expect(await store.takeRunSlot('old', 'r2', 1, T0)).toBe('full');
+      expect(await store.getDag('old')).toMatchObject({ activeRuns: 1, runSlots: { r1: T0 } });
+      expect(await store.releaseRunSlot('old', 'r1')).toBe(0);
+      expect((await store.getDag('old'))!.activeRuns).toBeUndefined();
     });
 
     it('offloads large XCom and run conf to the blob store and stores a pointer', async () => {

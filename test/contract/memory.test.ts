@@ -1,10 +1,15 @@
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { storeContract } from './store.contract.js';
+import { runEndsContract } from './run-ends.contract.js';
+import { runSlotsContract } from './run-slots.contract.js';
+
+storeContract('memory', async () => new MemoryStore());
+runEndsContract('memory', async () => new MemoryStore());
+runSlotsContract('memory', async () => new MemoryStore());
 import { backfillStoreContract } from './backfill-store.contract.js';
 import { pokerStateContract } from './poker-state.contract.js';
 import { keptEventsContract } from './kept-events.contract.js';
 
-storeContract('memory', async () => new MemoryStore());
 backfillStoreContract('memory', async () => new MemoryStore());
 pokerStateContract('memory', async () => new MemoryStore());
 keptEventsContract('memory', async () => new MemoryStore());

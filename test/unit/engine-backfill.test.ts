@@ -234,6 +234,25 @@ describe('backfill: crashes and clears', () => {
     await rt.runUntil(async () => (await p.store.getRun('cleared', first.runId))!.state === 'success');
     expect((await p.store.getBackfill(b.id))!.active).toBe(0);
   });
+  it('a run that ended without giving its slot back (a crash in between) has it given back when the backfill would wait for it', async () => {
+    const d = dag('leak', { schedule: '@daily' }, ({ task }) => { task('a', () => 1); });
+    const { rt } = await makeRuntime([d], { start: NOW });
+    const p = rt.ports;
+    const b = await createBackfill(p, { dagId: 'leak', fromDate: JAN1, toDate: JAN1 + DAY, maxActiveRuns: 1 });
+    const [first] = await backfillRuns(p, b);
+    expect(await p.store.backfillSlotHolders(b.id)).toEqual([first!.runId]);
+    // The run's end is written, then its engine "dies" before the give-back.
+    expect((await p.store.updateRun('leak', first!.runId, { state: 'running' }, { state: 'success', endedAt: NOW })).ok).toBe(true);
+    expect((await p.store.getBackfill(b.id))!.active).toBe(1);
+    const after = (await advanceBackfill(p, b.id))!;
+    const runs = await backfillRuns(p, b);
+    expect(runs).toHaveLength(2);
+    expect(after.active).toBe(1);
+    expect(await p.store.backfillSlotHolders(b.id)).toEqual([runs[1]!.runId]);
+    const { outcome, after: done } = await runBackfill(rt, p, b);
+    expect(outcome).toBe('done');
+    expect(done).toMatchObject({ handled: 2, created: 2, active: 0 });
+  });
 });
 
 describe('backfill: pause, cancel, one per DAG', () => {

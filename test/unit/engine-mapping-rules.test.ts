@@ -2,9 +2,9 @@
  * Mapped instances as upstreams under trigger rules, and expansion under crashes and races.
  */
 import { describe, expect, it } from 'vitest';
-import { loadRunCtx, taskSpec, type QueueMessage, type Store } from '../../lib/engine/index.js';
+import { loadRunCtx, taskSpec, type QueueMessage, type Store, type TaskMessage, type UpstreamOutcome } from '../../lib/engine/index.js';
 import { expandTask } from '../../lib/engine/mapping-expand.js';
-import { transition } from '../../lib/engine/transition.js';
+import { claimNew } from '../../lib/engine/flow/claim.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime as makeRuntimeAt, runOnce } from '../helpers/runtime.js';
 
@@ -75,8 +75,12 @@ describe('expansion', () => {
     rt.ports.queue.send = async (m, o) => { sent.push(...m); return send(m, o); };
     const run = await rt.trigger('expand_race');
     const rc = (await loadRunCtx(rt.ports, 'expand_race', run.runId))!;
-    const queued = (await rt.ports.store.getTask({ dagId: 'expand_race', runId: run.runId, taskId: 'each' }))!;
-    const claimed = await transition(rt.ports, rc, queued, 'running');
+    // Take the mapped task's message and claim it as a worker does (a root is created already running).
+    const ds = await rt.queue.receive(100, 15 * 60_000);
+    const d = ds.find((x) => (x.message as TaskMessage).taskId === 'each')!;
+    for (const x of ds) if (x !== d) await rt.queue.release(x, 0);
+    await rt.queue.ack(d);
+    const claimed = await claimNew(rt.ports, rc, d.message as TaskMessage & { up: Record<string, UpstreamOutcome> });
     if (!claimed.ok) throw new Error('claim lost');
     const t = taskSpec(rc.spec, 'each');
     await Promise.all([expandTask(rt.ports, rc, t, claimed.item), expandTask(rt.ports, rc, t, claimed.item)]);

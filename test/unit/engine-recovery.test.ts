@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadRunCtx, taskSpec } from '../../lib/engine/index.js';
-import type { TaskKey } from '../../lib/engine/index.js';
+import type { TaskInstance, TaskKey } from '../../lib/engine/index.js';
 import type { QueueMessage } from '../../lib/engine/index.js';
 import { finishTask } from '../../lib/engine/worker-finish.js';
 import { dag } from '../../lib/sdk/index.js';
@@ -28,15 +28,20 @@ async function loseMessage(rt: EmbeddedRuntime, taskId: string) {
   expect(d).toBeDefined();
   for (const x of ds) if (x !== d) await rt.queue.release(x, 0);
   await rt.queue.ack(d!);
-  return d!.message as { dagId: string; runId: string; taskId: string; tryNumber: number };
+  return d!.message as { dagId: string; runId: string; taskId: string; tryNumber: number; up?: TaskInstance['upstream'] };
 }
 
-/** Claims a queued try as a worker would, then "crashes": nothing else is written. */
-async function claimAndCrash(rt: EmbeddedRuntime, key: TaskKey, tryNumber: number, leaseMs: number) {
+/**
+ * Claims a try as a worker would, then "crashes": nothing else is written. A queued try is
+ * claimed by a compare-and-set; a task with no item yet (its message carries `up`) is
+ * created already running (docs/adr/0020).
+ */
+async function claimAndCrash(rt: EmbeddedRuntime, key: TaskKey & { up?: TaskInstance['upstream'] }, tryNumber: number, leaseMs: number) {
   const now = rt.clock.now();
-  const r = await rt.ports.store.updateTask(key, { state: 'queued', tryNumber }, {
-    state: 'running', owner: 'dead-worker', startedAt: now, leaseUntil: now + leaseMs, dueAt: now + leaseMs,
-  });
+  const claimed = { state: 'running' as const, owner: 'dead-worker', startedAt: now, leaseUntil: now + leaseMs };
+  const r = key.up
+    ? await rt.ports.store.putTask({ dagId: key.dagId, runId: key.runId, taskId: key.taskId, tryNumber, upstream: key.up, queuedAt: now, ...claimed })
+    : await rt.ports.store.updateTask(key, { state: 'queued', tryNumber }, { ...claimed, dueAt: now + leaseMs });
   expect(r.ok).toBe(true);
   return r.ok ? r.item : undefined;
 }

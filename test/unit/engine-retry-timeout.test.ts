@@ -8,12 +8,17 @@ import { makeRuntime, runOnce } from '../helpers/runtime.js';
 const MIN = 60_000;
 
 /** Records, per task, the virtual times at which each try was queued. */
+/**
+ * When each try was queued. A retry goes through `queued`; a first try of a plain task is
+ * created already `running` by the worker that takes its message, with the time it was
+ * queued at (docs/adr/0020): one entry per try either way.
+ */
 function queueLog() {
   const queued: Record<string, { at: number; tryNumber: number }[]> = {};
   const onEvent = (e: StateEvent) => {
-    if (e.type === 'task' && e.ti.state === 'queued') {
-      (queued[e.ti.taskId] ??= []).push({ at: e.ti.queuedAt!, tryNumber: e.ti.tryNumber });
-    }
+    if (e.type !== 'task' || (e.ti.state !== 'queued' && e.ti.state !== 'running')) return;
+    const tries = (queued[e.ti.taskId] ??= []);
+    if (!tries.some((t) => t.tryNumber === e.ti.tryNumber)) tries.push({ at: e.ti.queuedAt!, tryNumber: e.ti.tryNumber });
   };
   return { queued, onEvent };
 }

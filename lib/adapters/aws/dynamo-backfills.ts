@@ -9,7 +9,7 @@
  * misses one. docs/adr/0019-backfill.md.
  */
 import { UpdateItemCommand, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
-import type { Backfill, BackfillPatch, BackfillStep, Cas, DagRun, RunPatch, SlotChange, StepResult, StepRun } from '../../engine/index.js';
+import type { Backfill, BackfillPatch, BackfillSlotTake, BackfillStep, Cas, DagRun, RunPatch, StepResult, StepRun } from '../../engine/index.js';
 import { casUpdate, getItem } from './dynamo-cas.js';
 import { Expr, and, decodeFields, encodeFields, encodeValue, exists, notExists, stateIs, type Item } from './dynamo-codec.js';
 import type { DynamoRequests } from './dynamo-requests.js';
@@ -29,19 +29,9 @@ export interface DynamoRunEncoding {
   runPatch(x: Expr, patch: RunPatch, dagId: string, runId: string): Promise<void>;
 }
 
-/**
- * The counter half of a backfill run's slot move (the store's updateRun): `+1` only below
- * the backfill's own `maxActiveRuns` and while it is not paused.
- *
- * @example
- * const counter = backfillCounter(tables.kv, { delta: -1, backfillId: 3 });
- */
-export function backfillCounter(kv: string, slot: SlotChange): TransactWriteItem {
-  const x = new Expr();
-  const take = slot.delta > 0 ? `${x.name('active')} < ${x.name('maxActiveRuns')} AND ${x.name('paused')} = ${x.value({ BOOL: false })}` : undefined;
-  x.setRaw(`${x.name('active')} = ${x.name('active')} + ${x.value({ N: String(slot.delta) })}`);
-  return { Update: { TableName: kv, Key: backfillKey(slot.backfillId!), ConditionExpression: and(exists(x, 'pk'), take), UpdateExpression: x.update(), ...x.params() } };
-}
+/** The map on a backfill's item of the runs holding one of its slots (run id -> when taken); `active` is their number. */
+const HOLDERS = 'slots';
+const isCondFail = (err: unknown): boolean => (err as Error).name === 'ConditionalCheckFailedException';
 
 export class DynamoBackfills {
   constructor(
@@ -50,7 +40,10 @@ export class DynamoBackfills {
     private readonly runs: DynamoRunEncoding,
   ) {}
 
-  private decode = async (item: Item): Promise<Backfill> => (await decodeFields(item)) as unknown as Backfill;
+  private decode = async (item: Item): Promise<Backfill> => {
+    const { [HOLDERS]: _holders, ...rest } = item;
+    return (await decodeFields(rest)) as unknown as Backfill;
+  };
 
   async nextBackfillId(): Promise<number> {
     const x = new Expr();
@@ -67,7 +60,7 @@ export class DynamoBackfills {
     const open = new Expr();
     const ids = { NS: [String(b.id)] };
     const res = await this.r.transact([
-      { Put: { TableName: this.kv, Item: { ...backfillKey(b.id), ...encodeFields(b) }, ConditionExpression: notExists(put, 'pk'), ...put.params() } },
+      { Put: { TableName: this.kv, Item: { ...backfillKey(b.id), ...encodeFields(b), [HOLDERS]: { M: {} } }, ConditionExpression: notExists(put, 'pk'), ...put.params() } },
       {
         Update: {
           TableName: this.kv, Key: dagKey(b.dagId), ConditionExpression: notExists(lock, 'open'),
@@ -129,7 +122,10 @@ export class DynamoBackfills {
     const one = x.value({ N: '1' });
     const add = (attr: string) => `${x.name(attr)} = ${x.name(attr)} + ${one}`;
     x.set('cursor', { N: String(step.to) }).set('updatedAt', { N: String(step.now) }).setRaw(add('handled')).setRaw(add(step.outcome));
-    if (takesSlot) x.setRaw(add('active'));
+    if (takesSlot && run) {
+      x.setRaw(add('active'));
+      x.setRaw(`${x.name(HOLDERS)}.${x.name('put' in run ? run.put.runId : run.reopen.runId)} = ${x.value({ N: String(step.now) })}`);
+    }
     if (step.clearing !== undefined) x.set('clearing', { S: step.clearing }).set('clearingAt', { N: String(step.now) });
     const update = { TableName: this.kv, Key: backfillKey(id), ConditionExpression: cond, UpdateExpression: x.update(), ...x.params() };
     if (!run) {
@@ -196,5 +192,45 @@ export class DynamoBackfills {
       return { ok: false, current: after, reason: 'condition' };
     }
     return after ? { ok: true, item: after } : { ok: false, current: undefined, reason: 'condition' };
+  }
+
+  async takeBackfillSlot(id: number, runId: string, now: number): Promise<BackfillSlotTake> {
+    const x = new Expr();
+    const mine = `${x.name(HOLDERS)}.${x.name(runId)}`;
+    const cond = and(exists(x, 'pk'), `attribute_not_exists(${mine})`, `${x.name('active')} < ${x.name('maxActiveRuns')}`, `${x.name('paused')} = ${x.value({ BOOL: false })}`);
+    x.setRaw(`${x.name('active')} = ${x.name('active')} + ${x.value({ N: '1' })}`).setRaw(`${mine} = ${x.value({ N: String(now) })}`);
+    try {
+      await this.r.send(new UpdateItemCommand({
+        TableName: this.kv, Key: backfillKey(id), ConditionExpression: cond, UpdateExpression: x.update(), ...x.params(),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD', ...CC,
+      }), 'write');
+      return 'taken';
+    } catch (err) {
+      if (!isCondFail(err)) throw err;
+      const old = (err as { Item?: Item }).Item;
+      if (!old) return 'gone';
+      if (old[HOLDERS]?.M?.[runId]) return 'held';
+      this.r.lostRace();
+      return 'full';
+    }
+  }
+
+  async releaseBackfillSlot(id: number, runId: string): Promise<void> {
+    const x = new Expr();
+    const mine = `${x.name(HOLDERS)}.${x.name(runId)}`;
+    x.setRaw(`${x.name('active')} = ${x.name('active')} - ${x.value({ N: '1' })}`);
+    try {
+      await this.r.send(new UpdateItemCommand({
+        TableName: this.kv, Key: backfillKey(id), ConditionExpression: `attribute_exists(${mine})`, UpdateExpression: `${x.update()} REMOVE ${mine}`, ...x.params(), ...CC,
+      }), 'write');
+    } catch (err) {
+      // Given back already (or never held): idempotent.
+      if (!isCondFail(err)) throw err;
+    }
+  }
+
+  async backfillSlotHolders(id: number): Promise<string[]> {
+    const item = await getItem(this.r, this.kv, backfillKey(id));
+    return Object.keys(item?.[HOLDERS]?.M ?? {}).sort();
   }
 }

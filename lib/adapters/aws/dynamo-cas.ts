@@ -21,10 +21,10 @@ async function lost<T>(r: DynamoRequests, err: unknown, decode: Decode<T>): Prom
   return { ok: false, current: old && (await decode(old)), reason: 'condition' };
 }
 
-/** Strongly consistent GetItem. */
-export async function getItem(r: DynamoRequests, table: string, key: Item): Promise<Item | undefined> {
+/** Strongly consistent GetItem (eventually consistent, half the read units, when asked). */
+export async function getItem(r: DynamoRequests, table: string, key: Item, eventually = false): Promise<Item | undefined> {
   const out = await r.send<{ Item?: Item }>(
-    new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }),
+    new GetItemCommand({ TableName: table, Key: key, ConsistentRead: !eventually, ReturnConsumedCapacity: 'TOTAL' }),
     'read',
   );
   return out.Item;

@@ -1,7 +1,7 @@
 /**
  * The Store port on DynamoDB. Every transition is one conditional write built from named
  * sub-conditions; a failed condition returns the item as it is (`ALL_OLD`) as a lost race.
- * Transactions are used only where a slot counter moves with a task or run write.
+ * Transactions are used only where a counter moves with a task write (maxActiveTasks, pools).
  * Tables, keys and indexes: dynamo-schema.ts and docs/adr/0002-dynamodb-state-model.md.
  */
 import {
@@ -28,14 +28,17 @@ import { DynamoRequests, type DynamoUsage } from './dynamo-requests.js';
 import { casWithLimits, getPool, listWaiters, registerPool } from './dynamo-limits.js';
 import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
-import { backfillCounter, DynamoBackfills } from './dynamo-backfills.js';
 import { DynamoPokerStates } from './dynamo-poker-state.js';
+import { DynamoRunEnds } from './dynamo-run-ends.js';
+import { DynamoRunSlots, NO_SLOTS, slotsOf } from './dynamo-run-slots.js';
+import { DynamoRunLists } from './dynamo-runs.js';
+import { DynamoBackfills } from './dynamo-backfills.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import { DynamoAssets } from './dynamo-assets.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from '../../engine/index.js';
 import { DynamoKeptEvents } from './dynamo-events.js';
-import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
+import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 import { INDEX_SHARDS, UPSTREAM_PREFIX, shardOf, tableNames, type TableNames } from './dynamo-schema.js';
 
 export interface DynamoStoreOptions {
@@ -79,6 +82,9 @@ export class DynamoStore implements Store {
     this.maps = new DynamoMapCounts(this.r, this.t.kv, this.t.tasks, (i) => this.decodeTask(i));
     this.triggers = new DynamoTriggers(this.r, this.t);
     this.pokerStates = new DynamoPokerStates(this.r, this.t);
+    this.runEnds = new DynamoRunEnds(this.r, this.t.kv);
+    this.slots = new DynamoRunSlots(this.r, this.t.dags);
+    this.runLists = new DynamoRunLists(this.r, this.t, (d, r) => this.getRun(d, r), (i) => this.decodeRun(i));
     this.backfills = new DynamoBackfills(this.r, this.t.kv, {
       runsTable: this.t.runs, runItem: (run) => this.runItem(run),
       runPatch: (x, patch, dagId, runId) => this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] }),
@@ -103,6 +109,9 @@ export class DynamoStore implements Store {
   updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
   stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
   completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+  takeBackfillSlot(id: number, runId: string, now: number) { return this.backfills.takeBackfillSlot(id, runId, now); }
+  releaseBackfillSlot(id: number, runId: string) { return this.backfills.releaseBackfillSlot(id, runId); }
+  backfillSlotHolders(id: number) { return this.backfills.backfillSlotHolders(id); }
 
   // Events kept for waits stored after them (dynamo-events.ts).
   private readonly kept: DynamoKeptEvents;
@@ -118,6 +127,17 @@ export class DynamoStore implements Store {
   getMapSummary(k: TaskKey) { return this.maps.getMapSummary(k); }
   getMapShards(k: TaskKey, s: readonly number[]) { return this.maps.getMapShards(k, s); }
   listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.maps.listMapped(k); }
+  // Run-end counts of counted runs (dynamo-run-ends.ts).
+  private readonly runEnds: DynamoRunEnds;
+  countRunEnds(r: RunRef, s: number, e: readonly RunEndEntry[], exp?: number): Promise<RunEndShard> { return this.runEnds.countRunEnds(r, s, e, exp); }
+  uncountRunEnds(r: RunRef, s: number, i: readonly number[]): Promise<void> { return this.runEnds.uncountRunEnds(r, s, i); }
+  closeRunEndShard(r: RunRef, s: number, exp?: number): Promise<number> { return this.runEnds.closeRunEndShard(r, s, exp); }
+  getRunEnds(r: RunRef, s: readonly number[]): Promise<Map<number, RunEndShard>> { return this.runEnds.getRunEnds(r, s); }
+  // maxActiveRuns slots on the DAG item (dynamo-run-slots.ts), and the run listings that read them (dynamo-runs.ts).
+  private readonly slots: DynamoRunSlots;
+  private readonly runLists: DynamoRunLists;
+  takeRunSlot(dagId: string, runId: string, max: number, now: number): Promise<RunSlotTake> { return this.slots.take(dagId, runId, max, now); }
+  releaseRunSlot(dagId: string, runId: string): Promise<number | undefined> { return this.slots.release(dagId, runId); }
 
   // ----------------------------------------------------------------- DAG registry
 
@@ -128,8 +148,8 @@ export class DynamoStore implements Store {
 
   async putDag(rec: DagRecord): Promise<void> {
     await this.putSpec(rec.dagId, rec.bundleVersion, rec.spec);
-    const { spec: _spec, ...rest } = rec;
-    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: encodeFields(rest), ...NO_RETURN }), 'write');
+    const { spec: _spec, activeRuns: _active, runSlots: _slots, ...rest } = rec;
+    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: { ...encodeFields(rest), slots: NO_SLOTS }, ...NO_RETURN }), 'write');
   }
 
   async getDag(dagId: string): Promise<DagRecord | undefined> {
@@ -145,8 +165,12 @@ export class DynamoStore implements Store {
     );
   }
 
-  private async decodeDag(item: Item): Promise<DagRecord | undefined> {
-    const fields = (await decodeFields(item)) as unknown as Omit<DagRecord, 'spec'>;
+  private async decodeDag(whole: Item): Promise<DagRecord | undefined> {
+    const { rest: item, runSlots } = slotsOf(whole);
+    // `activeRuns` is the number of slot holders (a counter of that name, moved in transactions before issue 22, is ignored).
+    const { activeRuns: _legacy, ...decoded } = await decodeFields(item);
+    const active = Object.keys(runSlots).length;
+    const fields = (active ? { ...decoded, activeRuns: active, runSlots } : decoded) as unknown as Omit<DagRecord, 'spec'>;
     // A spec never changes within a bundle version: read it once per version and process
     // (a DAG is read at every run start and end). Shared, so frozen.
     const cacheKey = `${fields.dagId}\u0000${fields.bundleVersion}`;
@@ -209,12 +233,14 @@ export class DynamoStore implements Store {
     parseRunState(run.state);
     const item = encodeFields(run, new Set(['conf']));
     item['conf'] = await encodeJson(run.conf, blobPath('conf', run.dagId, run.runId), `conf of run ${run.dagId}/${run.runId}`, this.blobs);
-    if (!isRunTerminal(run.state)) item['activeDag'] = { S: run.dagId };
+    // Queued runs are in the `active` index, and so is a backfill's run while it has not ended:
+    // it holds its slot on its backfill, not on the DAG's item (dynamo-runs.ts finds running runs there).
+    if (run.state === 'queued' || (run.backfillId !== undefined && !isRunTerminal(run.state))) item['activeDag'] = { S: run.dagId };
     return item;
   }
 
-  async getRun(dagId: string, runId: string): Promise<DagRun | undefined> {
-    const item = await getItem(this.r, this.t.runs, { dagId: { S: dagId }, runId: { S: runId } });
+  async getRun(dagId: string, runId: string, opts: { eventually?: boolean } = {}): Promise<DagRun | undefined> {
+    const item = await getItem(this.r, this.t.runs, { dagId: { S: dagId }, runId: { S: runId } }, opts.eventually);
     return item && this.decodeRun(item);
   }
 
@@ -223,72 +249,29 @@ export class DynamoStore implements Store {
     runId: string,
     expect: { state: RunState | readonly RunState[] },
     patch: RunPatch,
-    slot?: SlotChange,
   ): Promise<Cas<DagRun>> {
     if (patch.state != null) parseRunState(patch.state);
     const key = { dagId: { S: dagId }, runId: { S: runId } };
     const x = new Expr();
     const cond = and(exists(x, 'dagId'), stateIs(x, expect.state));
     await this.patchInto(x, patch, { conf: [blobPath('conf', dagId, runId), `conf of run ${dagId}/${runId}`] });
+    // Only queued runs are in the `active` index: a running run is found through its DAG's slot
+    // holders; a backfill's running run (its patch names the backfill) stays in the index.
     if (patch.state != null) {
-      if (isRunTerminal(patch.state)) x.remove('activeDag');
-      else x.set('activeDag', { S: dagId });
+      if (patch.state === 'queued' || (patch.state === 'running' && patch.backfillId != null)) x.set('activeDag', { S: dagId });
+      else x.remove('activeDag');
     }
-    const decode = (i: Item) => this.decodeRun(i);
-    if (!slot) return casUpdate(this.r, this.t.runs, key, x, cond, decode);
-    const counter = slot.backfillId !== undefined ? backfillCounter(this.t.kv, slot) : counterUpdate(this.t.dags, { dagId: { S: dagId } }, 'dagId', 'activeRuns', slot);
-    return casWithSlot(this.r, { table: this.t.runs, key, x, cond }, counter, slot, decode, () => this.updateRun(dagId, runId, expect, patch));
+    return casUpdate(this.r, this.t.runs, key, x, cond, (i: Item) => this.decodeRun(i));
   }
 
-  async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
-    const x = new Expr();
-    // Queued or running only: the sparse active index holds just those, however many
-    // finished runs the DAG has (this runs at every run start and end).
-    const onlyActive = opts.states !== undefined && opts.states.every((st) => !isRunTerminal(st));
-    if (onlyActive) {
-      const items = await this.r.queryAll(
-        {
-          TableName: this.t.runs,
-          IndexName: 'active',
-          KeyConditionExpression: `${x.name('activeDag')} = ${x.value({ S: dagId })}`,
-          ScanIndexForward: false,
-          ...x.params(),
-        },
-        opts.limit,
-      );
-      // The index holds keys only, and is eventually consistent: read each run from the table.
-      const runs = await Promise.all(items.map((i) => this.getRun(dagId, String(i['runId']?.S))));
-      return runs.filter((r): r is DagRun => r !== undefined && opts.states!.includes(r.state));
-    }
-    // History (the CLI, rarely): the DAG's partition, newest logical date first. No index
-    // by logical date: it would cost a write unit on every run write, for a rare read.
-    const items = await this.r.queryAll({
-      TableName: this.t.runs,
-      KeyConditionExpression: `${x.name('dagId')} = ${x.value({ S: dagId })}`,
-      FilterExpression: opts.states ? stateIs(x, opts.states) : undefined,
-      ConsistentRead: true,
-      ...x.params(),
-    });
-    const runs = await Promise.all(items.map((i) => this.decodeRun(i)));
-    runs.sort((a, b) => b.logicalDate - a.logicalDate || (a.runId < b.runId ? 1 : -1));
-    return opts.limit === undefined ? runs : runs.slice(0, opts.limit);
+  /** Runs of one DAG: queued ones from the `active` index, running ones from its slot holders, history from its partition (dynamo-runs.ts). */
+  listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
+    return this.runLists.listRuns(dagId, opts);
   }
 
-  async listActiveRuns(): Promise<DagRun[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await this.r.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
-        new ScanCommand({ TableName: this.t.runs, IndexName: 'active', ExclusiveStartKey: start, ...NO_RETURN }),
-        'read',
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    // The index holds keys only: read each run from the table (which also drops runs the
-    // eventually consistent index still lists after they finished).
-    const runs = await Promise.all(items.map((i) => this.getRun(String(i['dagId']?.S), String(i['runId']?.S))));
-    return runs.filter((r): r is DagRun => r !== undefined && !isRunTerminal(r.state));
+  /** Queued runs (the `active` index) and running runs (every DAG's slot holders). */
+  listActiveRuns(): Promise<DagRun[]> {
+    return this.runLists.listActiveRuns();
   }
 
   // ---------------------------------------------------------------- task instances

@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { AirlessError } from '../../engine/index.js';
 import { wrapAwsError } from './aws-errors.js';
+import { Coalescer } from '../coalesce.js';
 import { encodeQueueMessage } from '../../engine/index.js';
 import type { Delivery, Metrics, QueueMessage, ReceivingQueue } from '../../engine/index.js';
 
@@ -51,6 +52,7 @@ export class SqsQueue implements ReceivingQueue {
   private readonly client: SQSClient;
   private readonly queueUrl: string;
   private readonly metrics?: Metrics;
+  private readonly sends = new Coalescer<string, void>();
 
   constructor(opts: SqsQueueOptions) {
     this.client = opts.client;
@@ -58,13 +60,19 @@ export class SqsQueue implements ReceivingQueue {
     this.metrics = opts.metrics;
   }
 
+  /**
+   * Sends messages in batches of up to ten. Sends made while one with the same delay is in
+   * flight go out together in the next request (coalesce.ts): a worker that finishes ten
+   * tasks at once sends their follow-ups in one or two requests instead of ten. Each call
+   * returns once its own messages are sent.
+   */
   async send(messages: readonly QueueMessage[], opts: { delayMs?: number } = {}): Promise<void> {
     if (messages.length === 0) return;
     const delaySeconds = toDelaySeconds(opts.delayMs ?? 0);
     const bodies = messages.map((m) => encodeQueueMessage(m));
-    for (const batch of batches(bodies)) {
-      await this.sendBatch(batch, delaySeconds);
-    }
+    await this.sends.run(String(delaySeconds), bodies, async (all) => {
+      for (const batch of batches(all)) await this.sendBatch(batch, delaySeconds);
+    });
     this.usage.sent += messages.length;
   }
 

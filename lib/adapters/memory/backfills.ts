@@ -4,7 +4,7 @@
  * backfill's and the run's conditions and applies both writes in one synchronous turn,
  * so no other call sees one without the other.
  */
-import type { Backfill, BackfillPatch, BackfillStep, Cas, DagRun, RunPatch, SlotChange, StepResult, StepRun } from '../../engine/index.js';
+import type { Backfill, BackfillPatch, BackfillSlotTake, BackfillStep, Cas, DagRun, RunPatch, StepResult, StepRun } from '../../engine/index.js';
 import { applyPatch, cloneRun, conditionFailed, jsonClone } from './records.js';
 
 /** The run writes a step needs from the memory store, synchronous. */
@@ -24,6 +24,14 @@ export class MemoryBackfills {
   /** dagId -> the open backfill's id. */
   private readonly openByDag = new Map<string, number>();
   private seq = 0;
+  /** Backfill id -> the runs holding one of its slots (`active` is their number). */
+  private readonly holders = new Map<number, Set<string>>();
+
+  private held(id: number): Set<string> {
+    let s = this.holders.get(id);
+    if (!s) this.holders.set(id, (s = new Set()));
+    return s;
+  }
 
   constructor(private readonly runs: MemoryRunAccess) {}
 
@@ -77,7 +85,10 @@ export class MemoryBackfills {
     b.cursor = step.to;
     b.handled += 1;
     b[step.outcome] += 1;
-    if (takesSlot) b.active += 1;
+    if (takesSlot && run) {
+      b.active += 1;
+      this.held(id).add('put' in run ? run.put.runId : run.reopen.runId);
+    }
     if (step.clearing !== undefined) Object.assign(b, { clearing: step.clearing, clearingAt: step.now });
     b.updatedAt = step.now;
     return { ok: true, item: clone(b) };
@@ -93,16 +104,22 @@ export class MemoryBackfills {
     return { ok: true, item: clone(b) };
   }
 
-  /**
-   * Moves a backfill's slot counter with a run write (the store's updateRun): `+1` is
-   * refused at the backfill's own maxActiveRuns or while it is paused; a release of a
-   * backfill that is gone is let through, as the DAG counter's is.
-   */
-  moveActive(slot: SlotChange): boolean {
-    const b = slot.backfillId === undefined ? undefined : this.items.get(slot.backfillId);
-    if (!b) return slot.delta < 0;
-    if (slot.delta > 0 && (b.active >= b.maxActiveRuns || b.paused)) return false;
-    b.active += slot.delta;
-    return true;
+  async takeBackfillSlot(id: number, runId: string, _now: number): Promise<BackfillSlotTake> {
+    const b = this.items.get(id);
+    if (!b) return 'gone';
+    if (this.held(id).has(runId)) return 'held';
+    if (b.active >= b.maxActiveRuns || b.paused) return 'full';
+    this.held(id).add(runId);
+    b.active += 1;
+    return 'taken';
+  }
+
+  async releaseBackfillSlot(id: number, runId: string): Promise<void> {
+    const b = this.items.get(id);
+    if (b && this.held(id).delete(runId)) b.active -= 1;
+  }
+
+  async backfillSlotHolders(id: number): Promise<string[]> {
+    return [...this.held(id)].sort();
   }
 }

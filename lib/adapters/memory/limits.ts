@@ -23,8 +23,8 @@ const isPool = (key: string): boolean => key.startsWith('pool:');
  */
 export class MemoryLimits {
   private readonly counters = new Map<string, Counter>();
-  /** waitKey -> task key -> [rank, task key]. */
-  private readonly waiters = new Map<string, Map<string, { rank: string; key: TaskKey }>>();
+  /** waitKey -> its waiters in index order (rank, then task key), as the DynamoDB `waiting` index keeps them. */
+  private readonly waiters = new Map<string, WaitLine>();
 
   /** The key of the first counter that cannot take its move, or undefined when all fit. */
   refusal(moves: readonly LimitMove[]): string | undefined {
@@ -78,19 +78,56 @@ export class MemoryLimits {
 
   /** Keeps the waiting index in step with a task as stored (called on every task write). */
   index(t: TaskInstance, previous?: TaskInstance): void {
-    if (previous?.waitKey !== undefined && previous.waitKey !== t.waitKey) this.waiters.get(previous.waitKey)?.delete(keyOf(t));
+    if (previous?.waitKey !== undefined) this.waiters.get(previous.waitKey)?.delete(keyOf(t));
     if (t.waitKey === undefined || t.waitRank === undefined) return;
-    let m = this.waiters.get(t.waitKey);
-    if (!m) this.waiters.set(t.waitKey, (m = new Map()));
-    m.set(keyOf(t), { rank: t.waitRank, key: { dagId: t.dagId, runId: t.runId, taskId: t.taskId } });
+    let line = this.waiters.get(t.waitKey);
+    if (!line) this.waiters.set(t.waitKey, (line = new WaitLine()));
+    line.add(keyOf(t), t.waitRank, { dagId: t.dagId, runId: t.runId, taskId: t.taskId });
   }
 
   listWaiters(waitKey: string, limit: number): TaskKey[] {
-    const m = this.waiters.get(waitKey);
-    if (!m) return [];
-    return [...m.values()]
-      .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
-      .slice(0, limit)
-      .map((w) => ({ ...w.key }));
+    return this.waiters.get(waitKey)?.first(limit) ?? [];
+  }
+}
+
+interface Waiter { sort: string; k: string; key: TaskKey }
+
+/**
+ * One waiting line, kept sorted (binary search on insert and delete): reading its best
+ * waiters costs what the DynamoDB index query costs, never a sort of the whole line.
+ */
+class WaitLine {
+  private readonly items: Waiter[] = [];
+  private readonly sortOf = new Map<string, string>();
+
+  add(k: string, rank: string, key: TaskKey): void {
+    this.delete(k);
+    const sort = `${rank}\u0000${k}`;
+    this.items.splice(this.find(sort), 0, { sort, k, key });
+    this.sortOf.set(k, sort);
+  }
+
+  delete(k: string): void {
+    const sort = this.sortOf.get(k);
+    if (sort === undefined) return;
+    this.sortOf.delete(k);
+    const i = this.find(sort);
+    if (this.items[i]?.sort === sort) this.items.splice(i, 1);
+  }
+
+  first(limit: number): TaskKey[] {
+    return this.items.slice(0, limit).map((w) => ({ ...w.key }));
+  }
+
+  /** The first position whose sort key is not below `sort`. */
+  private find(sort: string): number {
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.items[mid]!.sort < sort) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }

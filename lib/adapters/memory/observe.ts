@@ -68,8 +68,8 @@ export function observeStore(store: Store, onEvent: (e: StateEvent) => void): St
     if (r.ok && r.item.state !== 'scheduled') onEvent({ type: 'task', ti: r.item });
     return r;
   };
-  wrapped.updateRun = async (dagId, runId, expect, patch, slot) => {
-    const r = await store.updateRun(dagId, runId, expect, patch, slot);
+  wrapped.updateRun = async (dagId, runId, expect, patch) => {
+    const r = await store.updateRun(dagId, runId, expect, patch);
     if (r.ok && patch.state) onEvent({ type: 'run', run: r.item, from: Array.isArray(expect.state) ? undefined : (expect.state as DagRun['state']) });
     return r;
   };

@@ -16,13 +16,15 @@ import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
 import { MemoryMapCounts } from './mapping.js';
+import { MemoryRunEnds } from './run-ends.js';
+import { MemoryRunSlots } from './run-slots.js';
 import { MemoryBackfills } from './backfills.js';
 import { MemoryPokerStates } from './poker-state.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
-import type { KeptEvent, MapOutcome, MapShardState } from '../../engine/index.js';
+import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 
 import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
@@ -62,6 +64,16 @@ export class MemoryStore extends MemoryAssets implements Store {
   getMapSummary(k: TaskKey) { return this.mapCounts.getMapSummary(k); }
   getMapShards(k: TaskKey, s: readonly number[]) { return this.mapCounts.getMapShards(k, s); }
   listMapped(k: TaskKey): Promise<TaskInstance[]> { return this.mapCounts.listMapped(k); }
+  /** Run-end counts of counted runs (run-ends.ts). */
+  private readonly runEnds = new MemoryRunEnds();
+  countRunEnds(r: RunRef, s: number, e: readonly RunEndEntry[]): Promise<RunEndShard> { return this.runEnds.countRunEnds(r, s, e); }
+  uncountRunEnds(r: RunRef, s: number, i: readonly number[]): Promise<void> { return this.runEnds.uncountRunEnds(r, s, i); }
+  closeRunEndShard(r: RunRef, s: number): Promise<number> { return this.runEnds.closeRunEndShard(r, s); }
+  getRunEnds(r: RunRef, s: readonly number[]): Promise<Map<number, RunEndShard>> { return this.runEnds.getRunEnds(r, s); }
+  /** maxActiveRuns slots (run-slots.ts). */
+  private readonly slots = new MemoryRunSlots();
+  async takeRunSlot(dagId: string, runId: string, max: number, now: number): Promise<RunSlotTake> { return this.slots.take(this.dags.has(dagId), dagId, runId, max, now); }
+  async releaseRunSlot(dagId: string, runId: string): Promise<number | undefined> { return this.slots.release(this.dags.has(dagId), dagId, runId); }
 
   /** Poker schedule states (poker-state.ts). */
   private readonly pokerStates = new MemoryPokerStates((v) => (this.sensorsByShard.get(v)?.size ?? 0) > 0);
@@ -87,6 +99,9 @@ export class MemoryStore extends MemoryAssets implements Store {
   updateBackfill(id: number, patch: BackfillPatch, expect?: { open?: true; clearing?: string }) { return this.backfills.updateBackfill(id, patch, expect); }
   stepBackfill(id: number, step: BackfillStep, run?: StepRun) { return this.backfills.stepBackfill(id, step, run); }
   completeBackfill(id: number, now: number, cancelled?: true) { return this.backfills.completeBackfill(id, now, cancelled); }
+  takeBackfillSlot(id: number, runId: string, now: number) { return this.backfills.takeBackfillSlot(id, runId, now); }
+  releaseBackfillSlot(id: number, runId: string) { return this.backfills.releaseBackfillSlot(id, runId); }
+  backfillSlotHolders(id: number) { return this.backfills.backfillSlotHolders(id); }
   /** Events kept for waits stored after them (events.ts). */
   private readonly kept = new MemoryKeptEvents();
   keepEvent(key: string, kept: KeptEvent, exp: number): Promise<void> { return this.kept.keepEvent(key, kept, exp); }
@@ -95,16 +110,18 @@ export class MemoryStore extends MemoryAssets implements Store {
   // ----------------------------------------------------------------- DAG registry
 
   async putDag(rec: DagRecord): Promise<void> {
-    this.dags.set(rec.dagId, compact(cloneDag(rec)));
+    const { activeRuns: _a, runSlots: _s, ...stored } = rec;
+    this.slots.forget(rec.dagId);
+    this.dags.set(rec.dagId, compact(cloneDag(stored)));
   }
 
   async getDag(dagId: string): Promise<DagRecord | undefined> {
     const d = this.dags.get(dagId);
-    return d && cloneDag(d);
+    return d && this.slots.decorate(cloneDag(d));
   }
 
   async listDags(): Promise<DagRecord[]> {
-    return [...this.dags.values()].sort((a, b) => (a.dagId < b.dagId ? -1 : 1)).map(cloneDag);
+    return [...this.dags.values()].sort((a, b) => (a.dagId < b.dagId ? -1 : 1)).map((d) => this.slots.decorate(cloneDag(d)));
   }
 
   async updateDag(
@@ -115,14 +132,15 @@ export class MemoryStore extends MemoryAssets implements Store {
     const d = this.dags.get(dagId);
     if (!d) return conditionFailed<DagRecord>(undefined);
     if (expectNextTickAt !== undefined && (d.nextTickAt ?? null) !== expectNextTickAt) {
-      return conditionFailed(cloneDag(d));
+      return conditionFailed(this.slots.decorate(cloneDag(d)));
     }
     applyPatch(d as unknown as Record<string, unknown>, patch);
-    return { ok: true, item: cloneDag(d) };
+    return { ok: true, item: this.slots.decorate(cloneDag(d)) };
   }
 
   async deleteDag(dagId: string): Promise<void> {
     this.dags.delete(dagId);
+    this.slots.forget(dagId);
   }
 
   // ------------------------------------------------------------------------- runs
@@ -149,14 +167,10 @@ export class MemoryStore extends MemoryAssets implements Store {
     runId: string,
     expect: { state: RunState | readonly RunState[] },
     patch: RunPatch,
-    slot?: SlotChange,
   ): Promise<Cas<DagRun>> {
     if (patch.state != null) parseRunState(patch.state);
     const r = this.runs.get(dagId)?.get(runId);
     if (!r || !stateMatches(r.state, expect.state)) return conditionFailed(r && cloneRun(r));
-    if (slot && !(slot.backfillId !== undefined ? this.backfills.moveActive(slot) : this.moveCounter(this.dags.get(dagId), 'activeRuns', slot))) {
-      return { ok: false, current: cloneRun(r), reason: 'slots' };
-    }
     applyPatch(r as unknown as Record<string, unknown>, patch);
     this.indexRun(r);
     return { ok: true, item: cloneRun(r) };
@@ -166,13 +180,18 @@ export class MemoryStore extends MemoryAssets implements Store {
     const onlyActive = opts.states !== undefined && opts.states.every((st) => !isRunTerminal(st));
     const source = onlyActive ? this.activeByDag.get(dagId) : this.runs.get(dagId);
     const all = [...(source?.values() ?? [])]
-      .filter((r) => !opts.states || opts.states.includes(r.state))
+      .filter((r) => (!opts.states || opts.states.includes(r.state)) && (!onlyActive || this.listedActive(r)))
       .sort((a, b) => b.logicalDate - a.logicalDate || (a.runId < b.runId ? 1 : -1));
     return (opts.limit === undefined ? all : all.slice(0, opts.limit)).map(cloneRun);
   }
 
   async listActiveRuns(): Promise<DagRun[]> {
-    return [...this.activeRuns.values()].map(cloneRun);
+    return [...this.activeRuns.values()].filter((r) => this.listedActive(r)).map(cloneRun);
+  }
+
+  /** As the DynamoDB store finds them: queued runs, a backfill's runs, and other running runs through their slot (ports.ts). */
+  private listedActive(r: DagRun): boolean {
+    return r.state !== 'running' || r.backfillId !== undefined || this.slots.holds(r.dagId, r.runId);
   }
 
   private indexRun(r: DagRun): void {
@@ -192,7 +211,7 @@ export class MemoryStore extends MemoryAssets implements Store {
    * Moves a slot counter; false when `+1` would pass `max` or the holder is missing.
    * A missing holder does not block a release (`-1`), as in the DynamoDB store.
    */
-  private moveCounter<K extends 'activeRuns' | 'activeTasks'>(
+  private moveCounter<K extends 'activeTasks'>(
     holder: { [P in K]?: number } | undefined,
     field: K,
     slot: SlotChange,

@@ -12,7 +12,8 @@
 import { NotFoundError } from '../errors.js';
 import type { DagRecord, DagRun } from '../model.js';
 import type { Ports, RunPatch } from '../ports.js';
-import { advanceRun } from '../settle.js';
+import { advanceRun, startFresh } from '../settle.js';
+import { freeEndedBackfillSlots } from './run-slots.js';
 import { clearTasks } from '../runs.js';
 import { runTimeoutPatch } from '../run-timeout.js';
 import { BackfillConflictError, type Backfill, type ReprocessBehavior } from '../model/backfill.js';
@@ -151,12 +152,20 @@ export async function createBackfill(p: Ports, req: BackfillRequest): Promise<Ba
  * await advanceBackfill(p, 3);
  */
 export async function advanceBackfill(p: Ports, id: number): Promise<Backfill | undefined> {
+  let freed = false;
   for (let steps = 0; ; steps++) {
     const b = await p.store.getBackfill(id);
     if (!b || b.completedAt !== undefined) return b;
     if (b.clearing !== undefined && p.clock.now() - (b.clearingAt ?? 0) >= CLEARING_STALE_MS) await finishClear(p, b, b.clearing);
     if (b.paused) return b;
     const next = nextDate(b, b.cursor);
+    // Slots held by runs that ended (a crash between a run's end and its give-back, flow/run-slots.ts)
+    // are given back here, where the backfill would otherwise wait: read only then, at most maxActiveRuns runs.
+    const waits = next === undefined ? !backfillDone(b) && b.active > 0 : b.active >= b.maxActiveRuns;
+    if (waits && !freed) {
+      freed = true;
+      if ((await freeEndedBackfillSlots(p, b)) > 0) continue;
+    }
     if (next === undefined) return backfillDone(b) ? complete(p, b) : b;
     if (b.active >= b.maxActiveRuns) return b;
     if (steps >= STEPS_PER_CALL) {
@@ -194,7 +203,8 @@ async function stepOnce(p: Ports, b: Backfill, dag: DagRecord, s: number): Promi
     if (!r.ok) return lost(p, r.reason);
     p.metrics.count('RunsCreated');
     p.log.info('run created', { dagId: run.dagId, runId: run.runId, runType: 'backfill', backfillId: b.id });
-    await advanceRun(p, { run, spec: dag.spec });
+    // A run that never ran has no task to look at: its roots start without a listing (docs/adr/0020).
+    await startFresh(p, { run, spec: dag.spec });
     return 'moved';
   }
   if (b.clearing !== undefined) return 'full'; // one reprocessed run is cleared at a time

@@ -19,11 +19,9 @@ import { NotFoundError } from '../errors.js';
 import type { DagRun, TaskInstance, TaskKey } from '../model.js';
 import { taskKeyString } from '../model.js';
 import type { Cas, Ports } from '../ports.js';
-import { runSlot } from '../rules/backfill.js';
-import { startQueuedRuns } from '../settle.js';
+import { releaseRunSlot, startQueuedRuns } from '../settle.js';
 import { isTerminal, type TaskState } from '../states.js';
 import { annotate, createTask, retainUntil, transition } from '../transition.js';
-import { afterRunEnded } from './backfill-hooks.js';
 import { wakeRunWaiter } from './trigger-dag-run-wake.js';
 
 export const RUN_MARK_STATES = ['queued', 'success', 'failed'] as const;
@@ -47,15 +45,17 @@ export async function markRun(p: Ports, dagId: string, runId: string, to: RunMar
   const from = rc.run.state;
   const now = p.clock.now();
   const r: Cas<DagRun> = to === 'queued'
-    ? await p.store.updateRun(dagId, runId, { state: from }, { state: 'queued', endedAt: null, expiresAt: null }, from === 'running' ? runSlot(rc.run, -1) : undefined)
-    : await p.store.updateRun(dagId, runId, { state: from }, { state: to, endedAt: now, expiresAt: retainUntil(p) ?? null }, from === 'running' ? runSlot(rc.run, -1) : undefined);
+    ? await p.store.updateRun(dagId, runId, { state: from }, { state: 'queued', endedAt: null, expiresAt: null })
+    : await p.store.updateRun(dagId, runId, { state: from }, { state: to, endedAt: now, expiresAt: retainUntil(p) ?? null });
   // Someone else moved the run first (it finished, or another mark): mark what it is now.
   if (!r.ok) return r.current && r.current.state !== from ? markRun(p, dagId, runId, to) : rc.run;
   rc.run = r.item;
   p.log.info(`run marked ${to}`, { dagId, runId, from });
   if (to !== 'queued') await markTasks(p, rc, to);
-  await startQueuedRuns(p, dagId, { ended: true });
-  if (to !== 'queued' && from === 'running') await afterRunEnded(p, rc.run);
+  // A run that was running gives its slot back (its DAG's, or its backfill's: ADR 0020),
+  // which starts what waited for it; a run marked queued again waits for a slot itself.
+  if (from === 'running') await releaseRunSlot(p, rc);
+  else if (to === 'queued') await startQueuedRuns(p, dagId);
   if (to !== 'queued') await wakeRunWaiter(p, rc.run);
   return rc.run;
 }

@@ -3,8 +3,9 @@
  * DAG has at most one open backfill (a lock taken and released in the same atomic write
  * as the backfill's creation and completion); the tick finds open backfills in one read.
  * A run of a backfill is created or reprocessed in one atomic write with the step of the
- * backfill's cursor, and its slot (`active`) moves with the run's state, as the DAG's
- * `activeRuns` does (`SlotChange.backfillId`). docs/adr/0019-backfill.md.
+ * backfill's cursor, which takes the run's slot (`active`, the number of runs holding one);
+ * the run gives it back after its end is written, one idempotent write, as a DAG's runs
+ * give back theirs (docs/adr/0020). docs/adr/0019-backfill.md.
  */
 import type { DagRun } from '../model.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepResult } from './backfill.js';
@@ -19,6 +20,9 @@ type RunFields = { [K in keyof Omit<DagRun, 'dagId' | 'runId' | 'activeTasks'>]?
 export type StepRun =
   | { put: DagRun }
   | { reopen: { dagId: string; runId: string; expectState: DagRun['state']; patch: RunFields } };
+
+/** What a take of a backfill's slot found: taken now, held already by the run, all held (or paused), no such backfill. */
+export type BackfillSlotTake = 'taken' | 'held' | 'full' | 'gone';
 
 export interface BackfillStore {
   /** The next backfill id: 1, 2, ... (one atomic counter). */
@@ -46,4 +50,13 @@ export interface BackfillStore {
    * its runs runs.
    */
   completeBackfill(id: number, now: number, cancelled?: true): Promise<BackfillCas>;
+  /**
+   * Takes a slot of the backfill for `runId` (a cleared run of it that waited queued)
+   * unless its maxActiveRuns runs hold one or it is paused. Idempotent per run.
+   */
+  takeBackfillSlot(id: number, runId: string, now: number): Promise<BackfillSlotTake>;
+  /** Gives the run's slot back, after its end was written (a no-op if it holds none). */
+  releaseBackfillSlot(id: number, runId: string): Promise<void>;
+  /** The runs holding a slot of the backfill (at most its maxActiveRuns): to give back those that ended. */
+  backfillSlotHolders(id: number): Promise<string[]>;
 }

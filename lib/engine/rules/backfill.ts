@@ -6,7 +6,6 @@
  */
 import { InvalidInputError } from '../errors.js';
 import type { DagRun, DagSpec, RunType, ScheduleSpec } from '../model.js';
-import type { SlotChange } from '../ports.js';
 import { isRunTerminal } from '../states.js';
 import { dataInterval, nextTick, prevTick } from '../timetable.js';
 import type { Backfill, ReprocessBehavior } from '../model/backfill.js';
@@ -162,19 +161,6 @@ export function backfillRun(b: Backfill, s: number, bundleVersion: string, now: 
     queuedAt: now,
     startedAt: now,
   };
-}
-
-/**
- * The slot change of a run entering (`+1`) or leaving (`-1`) `running`: a backfill's run
- * counts against its backfill (whose record holds its own limit), any other run against
- * its DAG's maxActiveRuns.
- *
- * @example
- * await store.updateRun(dagId, runId, { state: 'running' }, { state: 'success' }, runSlot(run, -1));
- */
-export function runSlot(run: Pick<DagRun, 'backfillId'>, delta: 1 | -1, dagMax?: number): SlotChange {
-  if (run.backfillId !== undefined) return { delta, backfillId: run.backfillId };
-  return delta > 0 && dagMax !== undefined ? { delta, max: dagMax } : { delta };
 }
 
 /** True when every date is handled and no run of the backfill runs. */

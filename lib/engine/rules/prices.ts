@@ -21,6 +21,7 @@ export const PRICES = {
   sqsRequest: { usd: 0.4, per: 1e6, unit: 'SQS standard request (a batch of up to 10 messages is one request)', source: 'AWS SQS pricing, https://aws.amazon.com/sqs/pricing/' },
   lambdaRequest: { usd: 0.2, per: 1e6, unit: 'Lambda invocation', source: LAMBDA },
   lambdaGbSecondArm: { usd: 0.0000133334, per: 1, unit: 'Lambda GB-second on arm64', source: LAMBDA },
+  lambdaGbSecondX86: { usd: 0.0000166667, per: 1, unit: 'Lambda GB-second on x86_64', source: LAMBDA },
   schedulerInvocation: { usd: 1.0, per: 1e6, unit: 'EventBridge Scheduler invocation (first 14 million a month free)', source: 'AWS EventBridge pricing, https://aws.amazon.com/eventbridge/pricing/' },
   stepFunctionsTransition: { usd: 0.025, per: 1e3, unit: 'Step Functions Standard state transition', source: 'AWS Step Functions pricing, https://aws.amazon.com/step-functions/pricing/' },
   cloudwatchMetricMonth: { usd: 0.3, per: 1, unit: 'CloudWatch custom metric-month (each dimension combination is a metric; prorated by the hour)', source: 'AWS CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/' },

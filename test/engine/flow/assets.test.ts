@@ -58,6 +58,23 @@ describe('outlets and asset-triggered runs', () => {
     expect(await rt.ports.store.getAssetRecord(orders.uri)).toMatchObject({ consumers: ['on_orders'], producers: [{ dagId: 'producer', taskId: 'write' }], active: true });
   });
 
+  it('an outlet task created by its message, claimed at once (ADR 0020), emits its event', async () => {
+    const producer = dag('producer_claimed', {}, ({ task }) => {
+      const first = task('first', () => 1);
+      task('write', (ctx) => { ctx.outletEvents(orders).extra.rows = 7; return 'ok'; }, { outlets: [orders] }).after(first);
+    });
+    const { rt } = await makeRuntime([producer, consumer('orders_claimed', [orders])]);
+    const firstState: Record<string, string> = {};
+    const put = rt.ports.store.putTask.bind(rt.ports.store);
+    rt.ports.store.putTask = async (ti) => ((firstState[`${ti.dagId}.${ti.taskId}`] ??= ti.state), put(ti));
+    await runOnce(rt, 'producer_claimed');
+    await settle(rt);
+    const [run] = await runsOf(rt, 'orders_claimed');
+    expect(run).toMatchObject({ runType: 'asset_triggered', state: 'success' });
+    expect(firstState).toMatchObject({ 'producer_claimed.first': 'running', 'producer_claimed.write': 'running', 'orders_claimed.read': 'running' });
+    expect(seen[`orders_claimed/${run!.runId}`]![0]).toMatchObject({ [orders.uri]: [{ extra: { rows: 7 } }] });
+  });
+
   it('events queue until the condition holds: allOf (and a list) waits for both, then one run consumes all queued', async () => {
     const { rt, clock } = await makeRuntime([consumer('both', allOf(orders, customers)), consumer('both_list', [orders, customers])]);
     const p = rt.ports;

@@ -47,6 +47,23 @@ describe('typed TaskFlow inputs', () => {
     expect(await r.xcom('extract')).toMatchObject({ rows: [1, 2, 3], source: 'db' });
   });
 
+  it('a plain task created by its message, claimed at once (ADR 0020), reads its inputs from the upstream it follows', async () => {
+    const d = dag('typed_claimed', {}, ({ task }) => {
+      const extract = task('extract', async () => ({ rows: [1, 2, 3] }));
+      const sum = task('sum', async (_ctx, { n }: { n: number[] }) => n.reduce((s, x) => s + x, 0));
+      sum({ n: extract().rows });
+    });
+    const { rt } = await makeRuntime([d]);
+    // The state each task's item was first written in: no item before its claim.
+    const first: Record<string, string> = {};
+    const put = rt.ports.store.putTask.bind(rt.ports.store);
+    rt.ports.store.putTask = async (ti) => ((first[ti.taskId] ??= ti.state), put(ti));
+    const r = await runOnce(rt, 'typed_claimed');
+    expect(r.run.state).toBe('success');
+    expect(first).toEqual({ extract: 'running', sum: 'running' });
+    expect(await rt.ports.store.getXcom({ dagId: 'typed_claimed', runId: r.run.runId, taskId: 'sum', key: 'return_value' })).toBe(6);
+  });
+
   it('reads deeper properties and whole outputs of mapped tasks (their results in map-index order)', async () => {
     const d = dag('typed_deep', {}, ({ task }) => {
       const cfg = task('cfg', async () => ({ db: { host: 'h1', port: 5432 } }));
