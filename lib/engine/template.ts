@@ -1,10 +1,13 @@
 /**
  * `{{ ds }}`-style templates for task arguments and sensor poke contexts. A small, closed
  * language on purpose: variables and dotted paths, no expressions, no filters; the date
- * macros ds_add and ds_format are the one kind of call (rules/macros.ts).
+ * macros ds_add and ds_format are the one kind of call (rules/macros.ts), and a datetime
+ * plus or minus `macros.timedelta(...)` with `.strftime()`/`.isoformat()` the one
+ * expression (rules/date-math.ts).
  */
 import { InvalidInputError } from './errors.js';
 import { macroCall } from './rules/macros.js';
+import { dateExpr } from './rules/date-math.js';
 
 /** Variables available in templates (Airflow names). */
 export interface TemplateVars {
@@ -70,6 +73,8 @@ function lookup(path: string, vars: TemplateVars, template: string): unknown {
 export function renderTemplate(str: string, vars: TemplateVars): string {
   if (!str.includes('{{')) return str;
   return str.replace(EXPR, (_m, path: string) => {
+    const date = dateExpr(path, (arg) => lookup(arg, vars, str), str);
+    if (date !== undefined) return date;
     const call = macroCall(path, (arg) => lookup(arg, vars, str), str);
     if (call !== undefined) return call;
     const v = lookup(path, vars, str);
