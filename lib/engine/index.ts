@@ -63,6 +63,7 @@ export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
 export { PRICES } from './rules/prices.js';
 export type * from './model/poker-state.js';
+export type * from './model/prev-success.js';
 export { checkPokerSchedules, ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';
 export * from './model/assets.js';
 export type * from './model/asset-store.js';

@@ -26,6 +26,7 @@ import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
 import { runSlot } from './rules/backfill.js';
 import { afterRunEnded } from './flow/backfill-hooks.js';
 import { wakeRunWaiter } from './flow/trigger-dag-run-wake.js';
+import { noteRunSuccess } from './flow/prev-success.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 
 export { keyOf, retainUntil };
@@ -238,6 +239,7 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   await startQueuedRuns(p, rc.run.dagId, { ended: true });
   await afterRunEnded(p, rc.run);
   await wakeRunWaiter(p, rc.run);
+  await noteRunSuccess(p, rc.run);
   return true;
 }
 

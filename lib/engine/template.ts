@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from './errors.js';
 import { macroCall } from './rules/macros.js';
-import { dateExpr } from './rules/date-math.js';
+import { DATETIME_VARS, dateExpr } from './rules/date-math.js';
 
 /** Variables available in templates (Airflow names). */
 export interface TemplateVars {
@@ -40,6 +40,14 @@ export interface TemplateVars {
   var?: { value: Record<string, string>; json: Record<string, unknown> };
   /** `{{ conn.id.host }}`: present when resolved first (secrets.ts). */
   conn?: Record<string, Record<string, unknown>>;
+  /**
+   * The DAG's latest successful run before this one (Airflow's names; `null`: none), as
+   * `logical_date` renders: present when resolved first (flow/prev-success.ts).
+   */
+  prev_data_interval_start_success?: string | null;
+  prev_data_interval_end_success?: string | null;
+  prev_start_date_success?: string | null;
+  prev_end_date_success?: string | null;
 }
 
 const EXPR = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -51,6 +59,9 @@ function lookup(path: string, vars: TemplateVars, template: string): unknown {
   }
   const [head, ...rest] = path.split('.');
   if (!Object.prototype.hasOwnProperty.call(vars, head)) {
+    if (/^prev_.*_success$/.test(head) && DATETIME_VARS.has(head)) {
+      throw new InvalidInputError(`template "${template}": "${head}" is read from the store, so it is known in task arguments, sensor contexts and an isolated task's ctx.render, not in an in-process ctx.render or a callback`);
+    }
     throw new InvalidInputError(`template "${template}": unknown variable "${head}"`);
   }
   let value: unknown = (vars as unknown as Record<string, unknown>)[head];

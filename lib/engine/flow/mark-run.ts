@@ -25,6 +25,7 @@ import { isTerminal, type TaskState } from '../states.js';
 import { annotate, createTask, retainUntil, transition } from '../transition.js';
 import { afterRunEnded } from './backfill-hooks.js';
 import { wakeRunWaiter } from './trigger-dag-run-wake.js';
+import { noteRunSuccess } from './prev-success.js';
 
 export const RUN_MARK_STATES = ['queued', 'success', 'failed'] as const;
 export type RunMarkState = (typeof RUN_MARK_STATES)[number];
@@ -57,6 +58,7 @@ export async function markRun(p: Ports, dagId: string, runId: string, to: RunMar
   await startQueuedRuns(p, dagId, { ended: true });
   if (to !== 'queued' && from === 'running') await afterRunEnded(p, rc.run);
   if (to !== 'queued') await wakeRunWaiter(p, rc.run);
+  await noteRunSuccess(p, rc.run);
   return rc.run;
 }
 

@@ -81,7 +81,7 @@ describe('datetime arithmetic (macros.timedelta, strftime, isoformat)', () => {
       ["{{ (logical_date).strftime('%A') }}", /uses %A/],
       ['{{ logical_date.isoformat(1) }}', /takes no argument/],
       ["{{ logical_date.__class__.strftime('%Y') }}", /not a datetime|not "\+ macros/],
-      ['{{ prev_data_interval_start_success + macros.timedelta(days=1) }}', /unknown variable/],
+      ['{{ prev_data_interval_start_success + macros.timedelta(days=1) }}', /is read from the store/],
     ] as const) {
       expect(() => renderTemplate(t, dv)).toThrow(InvalidInputError);
       expect(() => renderTemplate(t, dv)).toThrow(why);
