@@ -16,6 +16,7 @@ import { T0, bigValue, dag, run, task } from './fixtures.js';
 import { storeContract } from './store.contract.js';
 import { backfillStoreContract } from './backfill-store.contract.js';
 import { pokerStateContract } from './poker-state.contract.js';
+import { prevSuccessContract } from './prev-success.contract.js';
 import { keptEventsContract } from './kept-events.contract.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -37,6 +38,7 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
   storeContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   backfillStoreContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   pokerStateContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  prevSuccessContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   keptEventsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
 
   describe('DynamoDB adapter specifics', () => {
