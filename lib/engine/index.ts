@@ -32,6 +32,7 @@ export { deepFreeze } from './freeze.js';
 export { canonicalJson, sha256Hex } from './hash.js';
 export { BUILTIN_SENSOR_TYPES, validateDagSpec } from './validate.js';
 export { unknownTriggerTarget } from './rules/authoring.js';
+export { badDateTemplate } from './rules/date-math.js';
 export { TRIGGER_RUN_ID_KEY } from './flow/trigger-dag-run.js';
 export { MARK_STATES, markTask, type MarkResult, type MarkState } from './mark.js';
 export { downstreamClosure, upstreamClosure } from './runs.js';

@@ -94,3 +94,41 @@ function delta(args: string, lookup: (path: string) => unknown, fail: (why: stri
   }
   return Math.round(ms);
 }
+
+const EXPR = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const DYNAMIC = Symbol('dynamic');
+
+function stringsIn(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) stringsIn(v, out);
+  return out;
+}
+
+/**
+ * The first date-arithmetic template in a task's templated fields (a built-in task's,
+ * an operator's, a sensor's poke context) whose shape is wrong, checked at build: variables
+ * other than the datetimes are only known at run time, so an expression using one is left
+ * to render time.
+ *
+ * @example
+ * badDateTemplate({ builtin: { conf: { d: '{{ ds - macros.timedelta(days=1) }}' } } }); // 'template "...": "ds" is not a datetime ...'
+ */
+export function badDateTemplate(fields: unknown): string | undefined {
+  for (const str of stringsIn(fields)) {
+    if (!str.includes('{{')) continue;
+    for (const m of str.matchAll(EXPR)) {
+      try {
+        dateExpr(m[1], (path) => {
+          if (DATETIME_VARS.has(path)) return '2026-01-01 00:00:00+00:00';
+          throw DYNAMIC;
+        }, str);
+      } catch (err) {
+        if (err === DYNAMIC) continue;
+        if (err instanceof InvalidInputError) return err.message;
+        throw err;
+      }
+    }
+  }
+  return undefined;
+}

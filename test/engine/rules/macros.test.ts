@@ -4,7 +4,7 @@
  * part runs on both stores.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, renderTemplate, scheduleDag, templateVars } from '../../../lib/engine/index.js';
+import { badDateTemplate, InvalidInputError, renderTemplate, scheduleDag, templateVars } from '../../../lib/engine/index.js';
 import { dag } from '../../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../../helpers/runtime.js';
 
@@ -86,5 +86,14 @@ describe('datetime arithmetic (macros.timedelta, strftime, isoformat)', () => {
       expect(() => renderTemplate(t, dv)).toThrow(InvalidInputError);
       expect(() => renderTemplate(t, dv)).toThrow(why);
     }
+  });
+});
+
+describe('date arithmetic checked at build', () => {
+  it('refuses a wrong shape in static templates, leaves what depends on run values to render time', () => {
+    expect(badDateTemplate({ conf: { a: 'x', b: ['{{ ds }}', "{{ (logical_date - macros.timedelta(days=1)).strftime('%Y') }}"] } })).toBeUndefined();
+    expect(badDateTemplate(['{{ logical_date + macros.timedelta(days=params.n) }}', '{{ logical_date.strftime(params.fmt) }}'])).toBeUndefined();
+    expect(badDateTemplate({ path: "/in/{{ logical_date.strftime('%A') }}" })).toMatch(/uses %A/);
+    expect(badDateTemplate([undefined, { input: { d: '{{ logical_date - macros.timedelta(months=1) }}' } }])).toMatch(/"months=1" is not one of/);
   });
 });
