@@ -233,13 +233,13 @@ export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance
   );
   if (!r.ok) return false;
   rc.run = r.item;
+  await noteRunSuccess(p, rc.run); // before a queued run can start and read it
   await sendCallback(p, callback);
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });
   await startQueuedRuns(p, rc.run.dagId, { ended: true });
   await afterRunEnded(p, rc.run);
   await wakeRunWaiter(p, rc.run);
-  await noteRunSuccess(p, rc.run);
   return true;
 }
 

@@ -53,12 +53,12 @@ export async function markRun(p: Ports, dagId: string, runId: string, to: RunMar
   // Someone else moved the run first (it finished, or another mark): mark what it is now.
   if (!r.ok) return r.current && r.current.state !== from ? markRun(p, dagId, runId, to) : rc.run;
   rc.run = r.item;
+  await noteRunSuccess(p, rc.run); // before a queued run can start and read it
   p.log.info(`run marked ${to}`, { dagId, runId, from });
   if (to !== 'queued') await markTasks(p, rc, to);
   await startQueuedRuns(p, dagId, { ended: true });
   if (to !== 'queued' && from === 'running') await afterRunEnded(p, rc.run);
   if (to !== 'queued') await wakeRunWaiter(p, rc.run);
-  await noteRunSuccess(p, rc.run);
   return rc.run;
 }
 
