@@ -21,6 +21,7 @@ import type { RunSlotStore } from './model/run-slots-store.js';
 import type { BackfillStore } from './model/backfill-store.js';
 import type { PokerSchedules, PokerStateStore } from './model/poker-state.js';
 import type { AssetStore } from './model/asset-store.js';
+import type { PrevSuccessStore } from './model/prev-success.js';
 import type { AssetMessage } from './model/assets.js';
 import type { EventStore, JobDrivers, JobRef } from './model/events.js';
 
@@ -85,7 +86,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;

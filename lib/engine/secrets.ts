@@ -11,6 +11,7 @@ import { varsFor, type RunCtx } from './dag-index.js';
 import type { Connection, Ports, SecretsSource } from './ports.js';
 import { isSensitiveKey, maskSecret, maskSensitiveFields } from './secrets-mask.js';
 import type { TemplateVars } from './template.js';
+import { mentionsPrevSuccess, prevSuccessVars } from './flow/prev-success.js';
 
 /** Variable keys and connection ids: letters, digits, `_ - .` and `/` (a path under the prefix). */
 const KEY = /^[A-Za-z0-9_.\-/]{1,250}$/;
@@ -154,5 +155,6 @@ export async function withSecretVars(base: TemplateVars, values: unknown, vars: 
  * renderDeep(s.pokeContext, await secretVarsFor(p, rc, ti.taskId, s.pokeContext));
  */
 export async function secretVarsFor(p: Ports, rc: RunCtx, taskId: string, values: unknown): Promise<TemplateVars> {
-  return withSecretVars(varsFor(rc, taskId), values, new Variables(p.secrets), new Connections(p.secrets));
+  const base = mentionsPrevSuccess(values) ? { ...varsFor(rc, taskId), ...(await prevSuccessVars(p, rc.run)) } : varsFor(rc, taskId);
+  return withSecretVars(base, values, new Variables(p.secrets), new Connections(p.secrets));
 }

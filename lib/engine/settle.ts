@@ -24,6 +24,7 @@ import { specOrEndOrphan } from './orphan-run.js';
 import { setupScopeDecision } from './setup-teardown.js';
 import { hasMappedTask, isInstanceId, mappedView } from './mapping-ids.js';
 import { wakeRunWaiter } from './flow/trigger-dag-run-wake.js';
+import { noteRunSuccess } from './flow/prev-success.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
 import { countEnds, needsListing } from './flow/run-ends.js';
 import { createdByItsMessage, followDueAt, isRoot, rootsDueAt } from './flow/resend.js';
@@ -259,6 +260,7 @@ async function endRun(p: Ports, rc: RunCtx, state: RunState): Promise<boolean> {
   );
   if (!r.ok) return false;
   rc.run = r.item;
+  await noteRunSuccess(p, rc.run); // before a queued run can start and read it
   await sendCallback(p, callback);
   p.metrics.count(state === 'success' ? 'RunsSucceeded' : 'RunsFailed');
   p.log.info('run finished', { dagId: rc.run.dagId, runId: rc.run.runId, state });

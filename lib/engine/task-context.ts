@@ -15,6 +15,7 @@ import { varsFor } from './dag-index.js';
 import { retainUntil } from './settle.js';
 import { Connections, Variables, withSecretVars } from './secrets.js';
 import { redact, redactDeep } from './secrets-mask.js';
+import { mentionsPrevSuccess, prevSuccessVars } from './flow/prev-success.js';
 import { OutletEvents, triggeringEventsOf, type OutletExtras } from './flow/asset-context.js';
 import type { TriggeringAssetEvent } from './model/assets.js';
 
@@ -63,7 +64,7 @@ export class RunningTaskContext implements TaskContext {
   private uris?: readonly string[];
   private vars?: TemplateVars;
 
-  constructor(private readonly rc: RunCtx, ti: TaskInstance, p: Ports, readonly signal: AbortSignal) {
+  constructor(private readonly rc: RunCtx, ti: TaskInstance, private readonly p: Ports, readonly signal: AbortSignal) {
     this.dagId = ti.dagId;
     this.runId = ti.runId;
     this.taskId = baseTaskId(ti.taskId);
@@ -115,7 +116,8 @@ export class RunningTaskContext implements TaskContext {
   /** {@link render} with `{{ var... }}` and `{{ conn... }}` read first (an isolated try's render is served by this). */
   async renderAsync(template: string): Promise<string> {
     this.vars ??= varsFor(this.rc, this.taskId);
-    return renderTemplate(template, await withSecretVars(this.vars, template, this.variables, this.connections));
+    const base = mentionsPrevSuccess(template) ? { ...this.vars, ...(await prevSuccessVars(this.p, this.rc.run)) } : this.vars;
+    return renderTemplate(template, await withSecretVars(base, template, this.variables, this.connections));
   }
 
   // Control signals are thrown, so they interrupt the task wherever they are called, as

@@ -1,10 +1,13 @@
 /**
  * `{{ ds }}`-style templates for task arguments and sensor poke contexts. A small, closed
  * language on purpose: variables and dotted paths, no expressions, no filters; the date
- * macros ds_add and ds_format are the one kind of call (rules/macros.ts).
+ * macros ds_add and ds_format are the one kind of call (rules/macros.ts), and a datetime
+ * plus or minus `macros.timedelta(...)` with `.strftime()`/`.isoformat()` the one
+ * expression (rules/date-math.ts).
  */
 import { InvalidInputError } from './errors.js';
 import { macroCall } from './rules/macros.js';
+import { DATETIME_VARS, dateExpr } from './rules/date-math.js';
 
 /** Variables available in templates (Airflow names). */
 export interface TemplateVars {
@@ -37,6 +40,14 @@ export interface TemplateVars {
   var?: { value: Record<string, string>; json: Record<string, unknown> };
   /** `{{ conn.id.host }}`: present when resolved first (secrets.ts). */
   conn?: Record<string, Record<string, unknown>>;
+  /**
+   * The DAG's latest successful run before this one (Airflow's names; `null`: none), as
+   * `logical_date` renders: present when resolved first (flow/prev-success.ts).
+   */
+  prev_data_interval_start_success?: string | null;
+  prev_data_interval_end_success?: string | null;
+  prev_start_date_success?: string | null;
+  prev_end_date_success?: string | null;
 }
 
 const EXPR = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -48,6 +59,9 @@ function lookup(path: string, vars: TemplateVars, template: string): unknown {
   }
   const [head, ...rest] = path.split('.');
   if (!Object.prototype.hasOwnProperty.call(vars, head)) {
+    if (/^prev_.*_success$/.test(head) && DATETIME_VARS.has(head)) {
+      throw new InvalidInputError(`template "${template}": "${head}" is read from the store, so it is known in task arguments, sensor contexts and an isolated task's ctx.render, not in an in-process ctx.render or a callback`);
+    }
     throw new InvalidInputError(`template "${template}": unknown variable "${head}"`);
   }
   let value: unknown = (vars as unknown as Record<string, unknown>)[head];
@@ -70,6 +84,8 @@ function lookup(path: string, vars: TemplateVars, template: string): unknown {
 export function renderTemplate(str: string, vars: TemplateVars): string {
   if (!str.includes('{{')) return str;
   return str.replace(EXPR, (_m, path: string) => {
+    const date = dateExpr(path, (arg) => lookup(arg, vars, str), str);
+    if (date !== undefined) return date;
     const call = macroCall(path, (arg) => lookup(arg, vars, str), str);
     if (call !== undefined) return call;
     const v = lookup(path, vars, str);

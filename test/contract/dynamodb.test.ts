@@ -18,6 +18,7 @@ import { runEndsContract } from './run-ends.contract.js';
 import { runSlotsContract } from './run-slots.contract.js';
 import { backfillStoreContract } from './backfill-store.contract.js';
 import { pokerStateContract } from './poker-state.contract.js';
+import { prevSuccessContract } from './prev-success.contract.js';
 import { keptEventsContract } from './kept-events.contract.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -41,6 +42,7 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
   runSlotsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix() }));
   backfillStoreContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   pokerStateContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  prevSuccessContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   keptEventsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
 
   describe('DynamoDB adapter specifics', () => {

@@ -8,8 +8,10 @@ runEndsContract('memory', async () => new MemoryStore());
 runSlotsContract('memory', async () => new MemoryStore());
 import { backfillStoreContract } from './backfill-store.contract.js';
 import { pokerStateContract } from './poker-state.contract.js';
+import { prevSuccessContract } from './prev-success.contract.js';
 import { keptEventsContract } from './kept-events.contract.js';
 
 backfillStoreContract('memory', async () => new MemoryStore());
 pokerStateContract('memory', async () => new MemoryStore());
+prevSuccessContract('memory', async () => new MemoryStore());
 keptEventsContract('memory', async () => new MemoryStore());

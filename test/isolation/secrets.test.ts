@@ -53,6 +53,7 @@ describe.each([
     } else {
       // In process, render is synchronous: a template naming a variable fails with a clear message.
       expect(tasks.read!.error).toMatch(/unknown variable "var"/);
+      expect(tasks.prev!.error).toMatch(/"prev_data_interval_end_success" is read from the store/);
       return;
     }
     expect(value).toMatchObject({ bucket: 'raw-data', missing: 'fallback', rows: 12, host: 'dw.internal', port: 5439, schema: 'analytics', extra: { sslmode: 'require' } });
@@ -62,6 +63,8 @@ describe.each([
     expect(lines).not.toContain('Tr0ub4dor&3');
     expect(tasks.unknown!.state).toBe('failed');
     expect(tasks.unknown!.error).toMatch(/connection "nowhere" is not defined/);
+    // No earlier success: resolved (empty), not refused as in process.
+    expect(await rt.ports.store.getXcom({ dagId: 'uses_secrets', runId: 'r1', taskId: 'prev', key: 'return_value' })).toBe('[]1970-01-01');
   });
 });
 

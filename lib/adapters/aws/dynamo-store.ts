@@ -33,8 +33,10 @@ import { DynamoRunEnds } from './dynamo-run-ends.js';
 import { DynamoRunSlots, NO_SLOTS, slotsOf } from './dynamo-run-slots.js';
 import { DynamoRunLists } from './dynamo-runs.js';
 import { DynamoBackfills } from './dynamo-backfills.js';
+import { DynamoPrevSuccess } from './dynamo-prev-success.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
+import type { RunSuccessMark } from '../../engine/index.js';
 import { DynamoAssets } from './dynamo-assets.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from '../../engine/index.js';
 import { DynamoKeptEvents } from './dynamo-events.js';
@@ -98,6 +100,10 @@ export class DynamoStore implements Store {
   getPokerState(shard: number) { return this.pokerStates.getPokerState(shard); }
   putPokerState(next: PokerState) { return this.pokerStates.putPokerState(next); }
   hasSensorTriggers(virtualShard: number) { return this.pokerStates.hasSensorTriggers(virtualShard); }
+  // The DAGs' latest-success marks (dynamo-prev-success.ts).
+  private get prevSuccess() { return new DynamoPrevSuccess(this.r, this.t); }
+  putLastSuccess(dagId: string, mark: RunSuccessMark) { return this.prevSuccess.putLastSuccess(dagId, mark); }
+  getLastSuccess(dagId: string) { return this.prevSuccess.getLastSuccess(dagId); }
 
   // Backfills (dynamo-backfills.ts).
   private readonly backfills: DynamoBackfills;

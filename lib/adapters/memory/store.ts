@@ -20,8 +20,10 @@ import { MemoryRunEnds } from './run-ends.js';
 import { MemoryRunSlots } from './run-slots.js';
 import { MemoryBackfills } from './backfills.js';
 import { MemoryPokerStates } from './poker-state.js';
+import { MemoryPrevSuccess } from './prev-success.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
+import type { RunSuccessMark } from '../../engine/index.js';
 import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
@@ -80,6 +82,10 @@ export class MemoryStore extends MemoryAssets implements Store {
   getPokerState(shard: number) { return this.pokerStates.getPokerState(shard); }
   putPokerState(next: PokerState) { return this.pokerStates.putPokerState(next); }
   hasSensorTriggers(virtualShard: number) { return this.pokerStates.hasSensorTriggers(virtualShard); }
+  /** The DAGs' latest-success marks (prev-success.ts). */
+  private readonly prevSuccess = new MemoryPrevSuccess();
+  putLastSuccess(dagId: string, mark: RunSuccessMark) { return this.prevSuccess.putLastSuccess(dagId, mark); }
+  getLastSuccess(dagId: string) { return this.prevSuccess.getLastSuccess(dagId); }
 
   /**
    * Backfills (backfills.ts). A step writes its run through createRun/updateRun, whose

@@ -23,6 +23,7 @@ import { releaseRunSlot, startQueuedRuns } from '../settle.js';
 import { isTerminal, type TaskState } from '../states.js';
 import { annotate, createTask, retainUntil, transition } from '../transition.js';
 import { wakeRunWaiter } from './trigger-dag-run-wake.js';
+import { noteRunSuccess } from './prev-success.js';
 
 export const RUN_MARK_STATES = ['queued', 'success', 'failed'] as const;
 export type RunMarkState = (typeof RUN_MARK_STATES)[number];
@@ -50,6 +51,7 @@ export async function markRun(p: Ports, dagId: string, runId: string, to: RunMar
   // Someone else moved the run first (it finished, or another mark): mark what it is now.
   if (!r.ok) return r.current && r.current.state !== from ? markRun(p, dagId, runId, to) : rc.run;
   rc.run = r.item;
+  await noteRunSuccess(p, rc.run); // before a queued run can start and read it
   p.log.info(`run marked ${to}`, { dagId, runId, from });
   if (to !== 'queued') await markTasks(p, rc, to);
   // A run that was running gives its slot back (its DAG's, or its backfill's: ADR 0020),

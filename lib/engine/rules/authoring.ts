@@ -5,6 +5,7 @@
  */
 import type { DagSpec, TaskSpec, TriggerDagRunSpec } from '../model.js';
 import { paramSpecProblem } from './params.js';
+import { badDateTemplate } from './date-math.js';
 
 /**
  * Throws (through `fail`) on the first problem of a DAG's authoring fields.
@@ -25,6 +26,9 @@ export function checkAuthoring(spec: DagSpec, fail: (msg: string, taskId?: strin
       if (t[key] !== undefined && (typeof t[key] !== 'string' || t[key] === '')) fail(`${key} must be a non-empty string`, t.taskId);
     }
     if (t.builtin !== undefined) checkBuiltin(t, (msg) => fail(msg, t.taskId));
+    // Date arithmetic whose shape is wrong fails every run: refused here when it is static.
+    const dates = badDateTemplate([t.builtin, t.operator, t.sensor?.pokeContext]);
+    if (dates) fail(dates, t.taskId);
   }
 }
 

@@ -105,6 +105,11 @@ function parse(text: string, fmt: string, fail: (why: string) => never): number 
   return t;
 }
 
+/** A UTC instant in a strftime format (the directives above), for date arithmetic's `.strftime()`. */
+export function formatDate(t: number, fmt: string, fail: (why: string) => never): string {
+  return format(t, fmt, fail);
+}
+
 function format(t: number, fmt: string, fail: (why: string) => never): string {
   const d = new Date(t);
   return pieces(fmt, fail).map((p) => (typeof p === 'string' ? p : DIRECTIVES[p.key].get(d))).join('');

@@ -4,7 +4,7 @@
  * part runs on both stores.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, renderTemplate, scheduleDag, templateVars } from '../../../lib/engine/index.js';
+import { badDateTemplate, InvalidInputError, renderTemplate, scheduleDag, templateVars } from '../../../lib/engine/index.js';
 import { dag } from '../../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../../helpers/runtime.js';
 
@@ -56,5 +56,44 @@ describe('in a running task', () => {
     const scheduled = (await rt.ports.store.listRuns('macros_dag', {})).find((r) => r.runType === 'scheduled')!;
     expect(await rt.runToCompletion('macros_dag', scheduled.runId)).toBe('done');
     expect(await rt.ports.store.getXcom(key(scheduled.runId))).toEqual({ runType: 'scheduled', text: 'scheduled|macros_dag__show__20260102|2026-01-01' });
+  });
+});
+
+describe('datetime arithmetic (macros.timedelta, strftime, isoformat)', () => {
+  const dv = templateVars({ dagId: 'etl', runId: 'r1', taskId: 'load', logicalDate: Date.parse('2026-03-01T06:00:00Z'), dataIntervalStart: Date.parse('2026-03-01T00:00:00Z'), dataIntervalEnd: Date.parse('2026-03-02T00:00:00Z'), params: { n: 2, fmt: '%Y/%m/%d' } });
+
+  it('adds and subtracts timedeltas from datetime variables and formats them as Airflow', () => {
+    expect(renderTemplate("{{ (data_interval_start - macros.timedelta(days=1)).strftime('%Y-%m-%d') }}", dv)).toBe('2026-02-28');
+    expect(renderTemplate('{{ logical_date + macros.timedelta(hours=6, minutes=30) }}', dv)).toBe('2026-03-01 12:30:00+00:00');
+    expect(renderTemplate('{{ (data_interval_end - timedelta(weeks=1) + timedelta(seconds=1.5)).isoformat() }}', dv)).toBe('2026-02-23T00:00:01.500000+00:00');
+    expect(renderTemplate('{{ data_interval_end.isoformat() }}', dv)).toBe('2026-03-02T00:00:00+00:00');
+    expect(renderTemplate('/in/{{ (logical_date + macros.timedelta(days=params.n)).strftime(params.fmt) }}.csv', dv)).toBe('/in/2026/03/03.csv');
+    expect(renderTemplate("{{ data_interval_start.strftime('%d.%m.%Y') }}", dv)).toBe('01.03.2026');
+  });
+
+  it('refuses anything else in one line naming the template', () => {
+    for (const [t, why] of [
+      ['{{ ds - macros.timedelta(days=1) }}', /"ds" is not a datetime/],
+      ['{{ logical_date * macros.timedelta(days=1) }}', /is not "\+ macros.timedelta/],
+      ['{{ logical_date - macros.timedelta(months=1) }}', /"months=1" is not one of weeks=n/],
+      ["{{ logical_date - macros.timedelta(days='x') }}", /days must be a number/],
+      ["{{ logical_date - macros.timedelta(days=1).strftime('%Y') }}", /parentheses/],
+      ["{{ (logical_date).strftime('%A') }}", /uses %A/],
+      ['{{ logical_date.isoformat(1) }}', /takes no argument/],
+      ["{{ logical_date.__class__.strftime('%Y') }}", /not a datetime|not "\+ macros/],
+      ['{{ prev_data_interval_start_success + macros.timedelta(days=1) }}', /is read from the store/],
+    ] as const) {
+      expect(() => renderTemplate(t, dv)).toThrow(InvalidInputError);
+      expect(() => renderTemplate(t, dv)).toThrow(why);
+    }
+  });
+});
+
+describe('date arithmetic checked at build', () => {
+  it('refuses a wrong shape in static templates, leaves what depends on run values to render time', () => {
+    expect(badDateTemplate({ conf: { a: 'x', b: ['{{ ds }}', "{{ (logical_date - macros.timedelta(days=1)).strftime('%Y') }}"] } })).toBeUndefined();
+    expect(badDateTemplate(['{{ logical_date + macros.timedelta(days=params.n) }}', '{{ logical_date.strftime(params.fmt) }}'])).toBeUndefined();
+    expect(badDateTemplate({ path: "/in/{{ logical_date.strftime('%A') }}" })).toMatch(/uses %A/);
+    expect(badDateTemplate([undefined, { input: { d: '{{ logical_date - macros.timedelta(months=1) }}' } }])).toMatch(/"months=1" is not one of/);
   });
 });
