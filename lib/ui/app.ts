@@ -98,10 +98,14 @@ async function renderDagGraph(root: HTMLElement, dag: string, q: URLSearchParams
 }
 
 async function renderTrigger(root: HTMLElement, dag: string): Promise<void> {
-  if (root.querySelector('form.trigger')) return; // do not wipe a form being filled in
+  // Do not wipe this DAG's form while it is filled in: checked again after the fetch, as a
+  // live refresh may have drawn it meanwhile (a form drawn twice lost what was typed).
+  const drawn = () => [...root.querySelectorAll<HTMLFormElement>('form.trigger')].some((f) => f.dataset.dag === dag);
+  if (drawn()) return;
   const d = await api(`/api/v2/dags/${enc(dag)}/details`);
+  if (drawn()) return;
   const params = Object.entries(d.params as Record<string, ParamInfo>);
-  root.innerHTML = `${dagTabs(dag, 'trigger')}<form class="trigger" data-testid="trigger-form">
+  root.innerHTML = `${dagTabs(dag, 'trigger')}<form class="trigger" data-testid="trigger-form" data-dag="${esc(dag)}">
     ${params.map(([k, v]) => paramField(k, v)).join('')}
     <label>logical date <input name="logical_date" placeholder="now (ISO-8601, optional)"></label>
     <label>extra conf (JSON object) <textarea name="conf" rows="3">{}</textarea></label>

@@ -60,7 +60,14 @@ async function shot(name: string): Promise<void> {
 
 /** Navigates within the page and waits until the view has rendered. */
 async function open(hash: string): Promise<void> {
-  const want = await page.evaluate((x) => { document.getElementById('main')!.dataset.ready = ''; location.hash = x; return location.hash; }, hash);
+  // A flash stays up for 6 s: clear the last test's, so a wait for `.flash.ok` sees this one's.
+  const want = await page.evaluate((x) => {
+    const flash = document.getElementById('flash');
+    if (flash) { flash.textContent = ''; flash.className = 'flash'; }
+    document.getElementById('main')!.dataset.ready = '';
+    location.hash = x;
+    return location.hash;
+  }, hash);
   await page.waitForFunction((w) => document.getElementById('main')!.dataset.ready === w, want);
 }
 
@@ -135,8 +142,8 @@ describe('UI in Chromium', () => {
     await page.fill('input[name="param:region"]', '"us"');
     await page.fill('input[name=logical_date]', '2026-01-09T02:00:00Z');
     await page.click('[data-testid=trigger-submit]');
-    await page.waitForSelector('[data-testid=flash].ok');
-    expect(await page.textContent('[data-testid=flash]')).toMatch(/triggered manual__2026-01-09/);
+    // The flash of the test before stays up for 6 s: wait for this trigger's own.
+    await page.waitForFunction(() => /triggered manual__2026-01-09/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
     const [run] = await h.rt.ports.store.listRuns('etl_daily', { limit: 1 });
     expect(run.conf).toEqual({ region: 'us' });
     await page.waitForSelector('[data-testid=grid] .grid-head .run:last-child:not([data-state=success])');
@@ -188,8 +195,7 @@ describe('UI in Chromium', () => {
     const [run] = await h.rt.ports.store.listRuns('etl_daily', { limit: 1 });
     await open(`#/dags/etl_daily/runs/${encodeURIComponent(run.runId)}/tasks/load`);
     await page.click('[data-testid=clear]');
-    await page.waitForSelector('[data-testid=flash].ok');
-    expect(await page.textContent('[data-testid=flash]')).toMatch(/cleared 4 task instance/);
+    await page.waitForFunction(() => /cleared 4 task instance/.test(document.querySelector('[data-testid=flash]')!.textContent ?? ''));
     expect((await h.rt.ports.store.getTask({ dagId: 'etl_daily', runId: run.runId, taskId: 'load' }))!.state).not.toBe('success');
     expect(await h.rt.runToCompletion('etl_daily', run.runId)).toBe('done');
     await page.waitForFunction(() => document.querySelector('[data-testid=ti-details] .badge')?.getAttribute('data-state') === 'success');

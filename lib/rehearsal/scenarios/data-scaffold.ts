@@ -11,8 +11,9 @@ import { Construct } from 'constructs';
 import type { Airless } from '../../infra/airless.js';
 import { AssetSources } from '../../infra/asset-sources.js';
 
-/** The names the scenario's DAGs (dags/data.ts) use. */
-export const DATA_SCAFFOLD = { bucket: 'rehearsal-lake', prefix: 'landing/', queue: 'rehearsal-orders', eventSource: 'rehearsal.billing' } as const;
+import { DATA_SCAFFOLD } from './data-names.js';
+
+export { DATA_SCAFFOLD };
 
 /**
  * @example

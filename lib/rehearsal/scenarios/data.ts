@@ -16,7 +16,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PROJECT_ROOT } from '../rehearsal.js';
 import type { ScenarioContext } from './context.js';
-import { DATA_SCAFFOLD } from './data-scaffold.js';
+import { DATA_SCAFFOLD } from './data-names.js';
 
 const DAGS = join(PROJECT_ROOT, 'lib', 'rehearsal', 'scenarios', 'dags', 'data.ts');
 const CLI_CREDENTIALS = { accessKeyId: 'AKIACLIREHEARSAL0000', secretAccessKey: 'x' };
