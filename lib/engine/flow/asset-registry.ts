@@ -22,7 +22,7 @@ function entries(spec: AssetSpec | undefined): AssetWatcherEntry[] {
  * The registry records a manifest describes (one per asset any DAG names).
  *
  * @example
- * assetRecords(manifest.dags, Date.now(), new Map()); // [{ uri: 's3://lake/raw', consumers: ['report'], ... }]
+ * assetRecords(manifest.dags, p.clock.now(), new Map()); // [{ uri: 's3://lake/raw', consumers: ['report'], ... }]
  */
 export function assetRecords(dags: readonly DagSpec[], now: number, existing: ReadonlyMap<string, AssetRecord>): AssetRecord[] {
   const out = new Map<string, AssetRecord>();

@@ -35,7 +35,7 @@ function fitting(extra: Record<string, unknown>): Record<string, unknown> {
  * Records the asset events one external event makes.
  *
  * @example
- * await ingestExternalEvent(p, { source: 'sqs', queue: 'orders', messageId: 'm-1', body: '{"orderId":7}', time: Date.now() });
+ * await ingestExternalEvent(p, { source: 'sqs', queue: 'orders', messageId: 'm-1', body: '{"orderId":7}', time: p.clock.now() });
  */
 export async function ingestExternalEvent(p: Ports, e: ExternalAssetEvent): Promise<IngestReport> {
   const report: IngestReport = { recorded: 0, duplicates: 0, evaluating: 0, missingKey: 0 };
