@@ -196,14 +196,18 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     while (pending.size > 0 && Date.now() < deadline) {
       await sleep(2_000);
       for (const k of [...pending]) {
+        if (k.startsWith('backfill ')) continue; // checked below, once every run is terminal
         const [dagId, runId] = k.split('/');
         const r = await store.getRun(dagId, runId);
         if (r && isRunTerminal(r.state)) pending.delete(k);
       }
       // Then the backfills complete: the advance after their last run's end.
-      if (pending.size === 0) {
-        for (const b of backfills) if ((await store.getBackfill(b.id))?.completedAt === undefined) pending.add(`backfill ${b.id}`);
-        for (const k of [...pending]) if (k.startsWith('backfill ') && (await store.getBackfill(Number(k.slice(9))))?.completedAt !== undefined) pending.delete(k);
+      if ([...pending].every((k) => k.startsWith('backfill '))) {
+        for (const b of backfills) {
+          const done = (await store.getBackfill(b.id))?.completedAt !== undefined;
+          if (done) pending.delete(`backfill ${b.id}`);
+          else pending.add(`backfill ${b.id}`);
+        }
       }
       say(`${expected.length - pending.size}/${expected.length} runs terminal, ${kills} kills`);
     }
