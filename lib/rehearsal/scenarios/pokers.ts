@@ -68,8 +68,9 @@ export async function pokersFollowSensors(c: ScenarioContext): Promise<void> {
   const t2 = r.clock.now();
   const old = await triggerRun({ ...ports, pokerSchedules: undefined }, 'rehearsal_sensor_chain', { runId: `no_switch_${t2}` });
   check(enabled().length === 0, 'a sensor registered without the switch leaves the pokers off');
-  // The tick sweeps `off` shards every 5 minutes (virtual), then the chain's sensors settle.
-  const oldEnd = await c.runEnds('rehearsal_sensor_chain', old.runId, 10 * 60_000);
+  // The tick sweeps `off` shards every 5 minutes (virtual), then the chain's sensors settle, one
+  // after another (bounded at 20 virtual minutes: 10 was reached once under CI's load).
+  const oldEnd = await c.runEnds('rehearsal_sensor_chain', old.runId, 20 * 60_000);
   check(oldEnd.state === 'success' && calls('Tick', 'dynamodb:Query', t2, 'StateTriggers') > 0 && calls('Tick', 'dynamodb:UpdateItem', t2, 'StateKv') > 0,
     `the tick finds a sensor no poker was enabled for and turns its poker on (${oldEnd.tasks.map((t) => `${t.taskId}=${t.state}`).join(' ')})`);
 }
