@@ -7,12 +7,13 @@ import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
 import {
   backfillCost, backfillRuns, CONFIRM_ABOVE, createBackfill, MAX_BACKFILL_DATES, NotFoundError, previewBackfill, PRICES,
-  type Backfill, type BackfillCost, type BackfillRequest, type DatePlan, type Ports, type ReprocessBehavior, type TaskInstance,
+  type Backfill, type BackfillCost, type BackfillRequest, type DatePlan, type Ports, type ReprocessBehavior,
 } from '../engine/index.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { builtinSensors } from '../sensors/index.js';
 import { build, scheduleText, terminalLog } from './local.js';
 import { eventLine, formatDuration, runTable, taskRows, UsageError, type RunResult } from './output.js';
+import { resultOf } from './run.js';
 
 export interface BackfillOptions {
   dag?: string;
@@ -153,16 +154,7 @@ export async function cmdBackfillLocal(dir: string, o: BackfillOptions & { timeW
   const outcome = await rt.runUntil(async () => (await rt.ports.store.getBackfill(b.id))?.completedAt !== undefined);
   const after = (await rt.ports.store.getBackfill(b.id))!;
   const results: RunResult[] = [];
-  for (const run of await backfillRuns(rt.ports, b)) {
-    const tasks: TaskInstance[] = await rt.ports.store.listTasks(run.dagId, run.runId);
-    const xcoms: Record<string, unknown> = {};
-    for (const t of tasks) {
-      if (t.state !== 'success' || t.mapIndex !== undefined) continue;
-      const v = await rt.ports.store.getXcom({ dagId: run.dagId, runId: run.runId, taskId: t.taskId, key: 'return_value' });
-      if (v !== undefined) xcoms[t.taskId] = v;
-    }
-    results.push({ run, tasks, spec, outcome, xcoms });
-  }
+  for (const run of await backfillRuns(rt.ports, b)) results.push(await resultOf(rt, run, spec, outcome));
   const wallMs = Date.now() - started;
   const virtualMs = clock.now() - virtualStart;
   if (o.json) {
