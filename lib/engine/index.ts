@@ -2,19 +2,19 @@
  * The Airless engine: pure orchestration logic over ports. Runtimes (the embedded
  * runtime, the Lambda handlers) build {@link Ports} and call these functions.
  */
-export * from './ports.js';
-export * from './model.js';
-export * from './states.js';
-export * from './errors.js';
-export type * from './context.js';
-export { handleMessage } from './dispatch.js';
-export { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from './messages.js';
-export { handleTask } from './worker.js';
-export { reconcile, type ReconcileReport } from './reconcile.js';
-export { pokeShard, type PokeReport } from './poke.js';
-export { sendSignal } from './waiting.js';
-export { sensorHash, VIRTUAL_SHARDS } from './sensor-start.js';
-export { SENSOR_WAITS_LINE } from './sensor-start.js';
+export * from './model/ports.js';
+export * from './model/types.js';
+export * from './model/states.js';
+export * from './model/errors.js';
+export type * from './model/context.js';
+export { handleMessage } from './handlers/dispatch.js';
+export { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from './model/messages.js';
+export { handleTask } from './handlers/worker.js';
+export { reconcile, type ReconcileReport } from './flow/reconcile.js';
+export { pokeShard, type PokeReport } from './flow/poke.js';
+export { sendSignal } from './flow/waiting.js';
+export { sensorHash, VIRTUAL_SHARDS } from './flow/sensor-start.js';
+export { SENSOR_WAITS_LINE } from './flow/sensor-start.js';
 export {
   clearTasks,
   createRun,
@@ -24,41 +24,41 @@ export {
   startQueuedRuns,
   triggerRun,
   type TriggerOptions,
-} from './runs.js';
-export { advanceRun, completeRunIfDone } from './settle.js';
-export { evaluateTriggerRule } from './trigger-rules.js';
-export { decideRunState } from './run-state.js';
-export { deepFreeze } from './freeze.js';
-export { canonicalJson, sha256Hex } from './hash.js';
-export { BUILTIN_SENSOR_TYPES, validateDagSpec } from './validate.js';
+} from './flow/runs.js';
+export { advanceRun, completeRunIfDone } from './flow/settle.js';
+export { evaluateTriggerRule } from './rules/trigger-rules.js';
+export { decideRunState } from './rules/run-state.js';
+export { deepFreeze } from './rules/freeze.js';
+export { canonicalJson, sha256Hex } from './rules/hash.js';
+export { BUILTIN_SENSOR_TYPES, validateDagSpec } from './rules/validate.js';
 export { unknownTriggerTarget } from './rules/authoring.js';
 export { badDateTemplate } from './rules/date-math.js';
 export { TRIGGER_RUN_ID_KEY } from './flow/trigger-dag-run.js';
-export { MARK_STATES, markTask, type MarkResult, type MarkState } from './mark.js';
-export { downstreamClosure, upstreamClosure } from './runs.js';
-export { loadRunCtx, runTemplateVars, taskSpec } from './dag-index.js';
-export { renderDeep, renderTemplate, templateVars } from './template.js';
-export { runBody } from './worker.js';
-export { pokeOnce } from './poke.js';
-export { nextTick, normalizeDate, parseSchedule, prevTick } from './timetable.js';
-export { onceTick } from './timetable.js';
+export { MARK_STATES, markTask, type MarkResult, type MarkState } from './flow/mark.js';
+export { downstreamClosure, upstreamClosure } from './flow/runs.js';
+export { loadRunCtx, runTemplateVars, taskSpec } from './rules/dag-index.js';
+export { renderDeep, renderTemplate, templateVars } from './rules/template.js';
+export { runBody } from './handlers/worker.js';
+export { pokeOnce } from './flow/poke.js';
+export { nextTick, normalizeDate, parseSchedule, prevTick } from './rules/timetable.js';
+export { onceTick } from './rules/timetable.js';
 export { ParamValidationError, runParamsProblem, valueProblem } from './rules/params.js';
 export { isLatestRun } from './rules/latest-only.js';
-export { recoveryDueAt } from './recover.js';
+export { recoveryDueAt } from './flow/recover.js';
 export { resendsDueAt } from './flow/resend.js';
-export { parseDuration } from './duration.js';
-export { idProblem } from './validate.js';
+export { parseDuration } from './rules/duration.js';
+export { idProblem } from './rules/validate.js';
 export { RUN_ID_PATTERN, runIdProblem, runIdRule } from './rules/ids.js';
 export { depthProblem, MAX_VALUE_DEPTH } from './rules/values.js';
-export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './pool-limits.js';
-export type * from './mapping-store.js';
+export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './rules/pool-limits.js';
+export type * from './model/mapping-store.js';
 export type * from './model/run-ends-store.js';
 export type * from './model/run-slots-store.js';
-export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './mapping-ids.js';
-export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './secrets-mask.js';
-export { elementAt, mapLength, namedSources } from './mapping-ids.js';
-export { envKey } from './secrets.js';
-export { instanceValue } from './mapping-values.js';
+export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './rules/mapping-ids.js';
+export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './rules/secrets-mask.js';
+export { elementAt, mapLength, namedSources } from './rules/mapping-ids.js';
+export { envKey } from './flow/secrets.js';
+export { instanceValue } from './flow/mapping-values.js';
 export * from './model/backfill.js';
 export type * from './model/backfill-store.js';
 export { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, setBackfillPaused, type BackfillRequest, type DatePlan } from './flow/backfill.js';

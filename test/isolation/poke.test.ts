@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SystemClock } from '../../lib/adapters/memory/clock.js';
 import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js';
-import { timedPoke } from '../../lib/engine/poke.js';
+import { timedPoke } from '../../lib/engine/flow/poke.js';
 import { DEFAULT_CONFIG, type LoadedBundle, type Ports } from '../../lib/engine/index.js';
 import { closeIsolationPools } from '../../lib/isolation/isolated-bundle.js';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { chain, dag } from '../../lib/sdk/index.js';
 import { loadRunCtx } from '../../lib/engine/index.js';
-import { settleDownstream } from '../../lib/engine/settle.js';
+import { settleDownstream } from '../../lib/engine/flow/settle.js';
 import { recordSends } from '../helpers/observe.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';
 

@@ -20,6 +20,6 @@ describe('one writer of task state', () => {
     const writers = engineFiles()
       .filter((f) => WRITES.test(readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')))
       .map((f) => path.relative(ENGINE, f));
-    expect(writers).toEqual(['transition.ts']);
+    expect(writers).toEqual(['write/transition.ts']);
   });
 });

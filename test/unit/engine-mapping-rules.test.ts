@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadRunCtx, taskSpec, type QueueMessage, type Store, type TaskMessage, type UpstreamOutcome } from '../../lib/engine/index.js';
-import { expandTask } from '../../lib/engine/mapping-expand.js';
+import { expandTask } from '../../lib/engine/flow/mapping-expand.js';
 import { claimNew } from '../../lib/engine/flow/claim.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime as makeRuntimeAt, runOnce } from '../helpers/runtime.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VirtualClock } from '../../lib/adapters/memory/clock.js';
 import { loadRunCtx, type TaskInstance, type TaskKey } from '../../lib/engine/index.js';
-import { transition } from '../../lib/engine/transition.js';
+import { transition } from '../../lib/engine/write/transition.js';
 import { dag, definePool } from '../../lib/sdk/index.js';
 import { recordSends, taskMessages, trackPeaks } from '../helpers/observe.js';
 import { makeRuntime, runOnce, T0 } from '../helpers/runtime.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRunCtx, taskSpec } from '../../lib/engine/index.js';
 import type { TaskInstance, TaskKey } from '../../lib/engine/index.js';
 import type { QueueMessage } from '../../lib/engine/index.js';
-import { finishTask } from '../../lib/engine/worker-finish.js';
+import { finishTask } from '../../lib/engine/flow/worker-finish.js';
 import { dag } from '../../lib/sdk/index.js';
 import type { EmbeddedRuntime } from '../../lib/runtime/embedded.js';
 import { taskMessages } from '../helpers/observe.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateEvent } from '../../lib/adapters/memory/observe.js';
 import type { RetryPolicy } from '../../lib/engine/index.js';
-import { MAX_BACKOFF_MS, retryDelayMs } from '../../lib/engine/retry.js';
+import { MAX_BACKOFF_MS, retryDelayMs } from '../../lib/engine/rules/retry.js';
 import { dag } from '../../lib/sdk/index.js';
 import { makeRuntime, runOnce } from '../helpers/runtime.js';
 

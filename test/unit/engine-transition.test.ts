@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryMetrics } from '../../lib/adapters/memory/observe.js';
 import { DEFAULT_CONFIG, type DagSpec, type Ports, type TaskInstance } from '../../lib/engine/index.js';
-import { createTask, transition } from '../../lib/engine/transition.js';
+import { createTask, transition } from '../../lib/engine/write/transition.js';
 import { T0 } from '../helpers/runtime.js';
 import { testStore } from '../helpers/stores.js';
 

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalSecrets, SecretsFile } from '../../lib/adapters/secrets-local.js';
 import { connectionUri, parseConnection, parseConnectionUri } from '../../lib/adapters/secrets-parse.js';
-import { Connections, Variables, secretRefs, withSecretVars } from '../../lib/engine/secrets.js';
-import { isSensitiveKey, maskSecret, redact, redactDeep } from '../../lib/engine/secrets-mask.js';
+import { Connections, Variables, secretRefs, withSecretVars } from '../../lib/engine/flow/secrets.js';
+import { isSensitiveKey, maskSecret, redact, redactDeep } from '../../lib/engine/rules/secrets-mask.js';
 import { renderTemplate, templateVars } from '../../lib/engine/index.js';
 
 let dir: string;

@@ -10,7 +10,7 @@ import {
   parseSchedule,
   prevTick,
   ticksBetween,
-} from '../../lib/engine/timetable.js';
+} from '../../lib/engine/rules/timetable.js';
 
 const t = (iso: string) => Date.parse(iso);
 const isoList = (ticks: number[]) => ticks.map((x) => new Date(x).toISOString().replace('.000', ''));

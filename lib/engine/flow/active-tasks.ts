@@ -5,14 +5,14 @@
  * a slot back starts the best waiter (settle.ts `wakeReady`, through pools.ts
  * `wakeWaiters`). Before: every task that left a slot listed the whole run to find one.
  */
-import type { RunCtx } from '../dag-index.js';
-import { taskSpec } from '../dag-index.js';
-import type { DagRun, TaskInstance } from '../model.js';
-import { taskKeyString } from '../model.js';
-import type { Ports } from '../ports.js';
-import { activeTasksLine, waitRank } from '../pool-limits.js';
-import { annotate, transition } from '../transition.js';
-import { wakeWaiters } from '../pools.js';
+import type { RunCtx } from '../rules/dag-index.js';
+import { taskSpec } from '../rules/dag-index.js';
+import type { DagRun, TaskInstance } from '../model/types.js';
+import { taskKeyString } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
+import { activeTasksLine, waitRank } from '../rules/pool-limits.js';
+import { annotate, transition } from '../write/transition.js';
+import { wakeWaiters } from './pools.js';
 
 /**
  * The waiting line of a run's maxActiveTasks slots.

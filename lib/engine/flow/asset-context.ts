@@ -3,10 +3,10 @@
  * success emits for that outlet, Airflow's `outlet_events`) and `ctx.triggeringAssetEvents`
  * (an asset-triggered run's consumed events by asset, Airflow's `triggering_asset_events`).
  */
-import { InvalidInputError } from '../errors.js';
-import type { DagRun } from '../model.js';
-import type { Ports } from '../ports.js';
-import type { RunCtx } from '../dag-index.js';
+import { InvalidInputError } from '../model/errors.js';
+import type { DagRun } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
+import type { RunCtx } from '../rules/dag-index.js';
 import type { TriggeringAssetEvent } from '../model/assets.js';
 import { normalizeAssetUri } from '../rules/asset-uri.js';
 

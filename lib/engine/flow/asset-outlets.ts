@@ -6,12 +6,12 @@
  * events' dedup key is the try (`task:<dag>/<run>/<task>/<try>`), so emitting twice records
  * one event. Tasks without outlets pay nothing.
  */
-import type { RunCtx } from '../dag-index.js';
-import { loadRunCtx, taskSpec } from '../dag-index.js';
-import type { TaskInstance, TaskSpec } from '../model.js';
-import type { Ports } from '../ports.js';
+import type { RunCtx } from '../rules/dag-index.js';
+import { loadRunCtx, taskSpec } from '../rules/dag-index.js';
+import type { TaskInstance, TaskSpec } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
 import type { AssetMessage } from '../model/assets.js';
-import { baseTaskId } from '../mapping-ids.js';
+import { baseTaskId } from '../rules/mapping-ids.js';
 import { extraProblem, recordAssetEvent } from './assets.js';
 import type { OutletExtras } from './asset-context.js';
 

@@ -5,8 +5,8 @@
  * left or changed their asset schedule. Assets no DAG names any more become inactive
  * (their events stay), as Airflow's do.
  */
-import type { DagRecord, DagSpec, Manifest } from '../model.js';
-import type { Ports } from '../ports.js';
+import type { DagRecord, DagSpec, Manifest } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
 import type { AssetRecord, AssetSpec, AssetTaskRef, AssetWatcherEntry } from '../model/assets.js';
 import { conditionUris } from '../rules/asset-condition.js';
 import { assetId } from '../rules/asset-uri.js';

@@ -14,9 +14,9 @@
  * Every step can be repeated after a crash: the put finds the event, the transaction finds
  * it queued, the run exists, the consumption is conditional. ADR 0018.
  */
-import type { DagRecord, DagRun } from '../model.js';
-import type { Ports } from '../ports.js';
-import { createRun } from '../runs.js';
+import type { DagRecord, DagRun } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
+import { createRun } from './runs.js';
 import { ASSET_QUEUE_CAP, type AssetEventOrigin, type AssetEventRecord, type AssetEventSource, type AssetQueue } from '../model/assets.js';
 import { conditionUris, evaluateCondition } from '../rules/asset-condition.js';
 import { assetEventHash, assetEventId, assetEventRef, parseAssetEventRef } from '../rules/asset-uri.js';

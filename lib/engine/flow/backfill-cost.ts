@@ -3,9 +3,9 @@
  * it would start, plus Lambda duration from the DAG's recent tries when the store holds
  * them (a deployed stack's or a dev's store; a fresh local store has none).
  */
-import type { DagSpec, TaskInstance } from '../model.js';
-import type { Ports } from '../ports.js';
-import { isRunTerminal, isTerminal } from '../states.js';
+import type { DagSpec, TaskInstance } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
+import { isRunTerminal, isTerminal } from '../model/states.js';
 import { DEFAULT_WORKER_MEMORY_MB, estimateBackfillCost, type CostEstimate } from '../rules/cost-model.js';
 
 /** Finished runs whose tries the duration estimate reads. */

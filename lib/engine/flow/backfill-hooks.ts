@@ -5,8 +5,8 @@
  * path creates runs; the tick advances every open backfill anyway, so a lost message
  * delays the next run by at most a tick.
  */
-import type { DagRun } from '../model.js';
-import type { Ports } from '../ports.js';
+import type { DagRun } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
 
 /**
  * @example

@@ -9,19 +9,19 @@
  * once. The tick (reconcile) advances every open backfill; a run's end asks for the next
  * one (flow/backfill-hooks.ts). docs/adr/0019-backfill.md.
  */
-import { NotFoundError } from '../errors.js';
-import type { DagRecord, DagRun } from '../model.js';
-import type { Ports, RunPatch } from '../ports.js';
-import { advanceRun, startFresh } from '../settle.js';
+import { NotFoundError } from '../model/errors.js';
+import type { DagRecord, DagRun } from '../model/types.js';
+import type { Ports, RunPatch } from '../model/ports.js';
+import { advanceRun, startFresh } from './settle.js';
 import { freeEndedBackfillSlots } from './run-slots.js';
-import { clearTasks } from '../runs.js';
-import { runTimeoutPatch } from '../run-timeout.js';
+import { clearTasks } from './runs.js';
+import { runTimeoutPatch } from './run-timeout.js';
 import { BackfillConflictError, type Backfill, type ReprocessBehavior } from '../model/backfill.js';
 import {
   backfillDates, backfillDone, backfillRun, candidateRunIds, checkBackfillRequest, CONFIRM_ABOVE, decideDate,
   MAX_BACKFILL_DATES, nextDate, rangeOf, type DateDecision,
 } from '../rules/backfill.js';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../model/errors.js';
 
 /** What a user asks for (the CLI's options, the REST API's BackfillPostBody). */
 export interface BackfillRequest {

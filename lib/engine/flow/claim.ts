@@ -11,12 +11,12 @@
  * recorded (idempotent), a `scheduled` task is decided as usual, and a listed run whose
  * task had already ended is looked at (the upstream that sent this ended after it).
  */
-import { taskSpec, type RunCtx } from '../dag-index.js';
-import type { TaskInstance } from '../model.js';
-import type { Cas, Ports, TaskMessage } from '../ports.js';
-import { completeRunIfDone, decideTask, keyOf } from '../settle.js';
-import { isTerminal } from '../states.js';
-import { createTask, newToken } from '../transition.js';
+import { taskSpec, type RunCtx } from '../rules/dag-index.js';
+import type { TaskInstance } from '../model/types.js';
+import type { Cas, Ports, TaskMessage } from '../model/ports.js';
+import { completeRunIfDone, decideTask, keyOf } from './settle.js';
+import { isTerminal } from '../model/states.js';
+import { createTask, newToken } from '../write/transition.js';
 import { completionMode } from './run-ends.js';
 
 /**

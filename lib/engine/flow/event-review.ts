@@ -5,12 +5,12 @@
  * event whose arrival missed it, event-wait.ts); after that the task leaves the due index
  * until its timeout. Nothing polls while it waits.
  */
-import { taskSpec, type RunCtx } from '../dag-index.js';
-import type { TaskInstance } from '../model.js';
+import { taskSpec, type RunCtx } from '../rules/dag-index.js';
+import type { TaskInstance } from '../model/types.js';
 import type { EventTrigger } from '../model/events.js';
-import type { Ports } from '../ports.js';
-import { annotate } from '../transition.js';
-import { failTry } from '../worker-finish.js';
+import type { Ports } from '../model/ports.js';
+import { annotate } from '../write/transition.js';
+import { failTry } from './worker-finish.js';
 import { describeWait, matchKept } from './event-wait.js';
 
 /**

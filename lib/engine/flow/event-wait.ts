@@ -12,20 +12,20 @@
  * wait written a moment before may not be listed yet. A job's wait has the safety net
  * (job-safety-net.ts); any other wait is looked at once more a minute later by reconcile.
  */
-import type { DeferRequest } from '../context.js';
-import type { RunCtx } from '../dag-index.js';
-import { parseDuration } from '../duration.js';
-import { InvalidInputError } from '../errors.js';
-import { hashInt } from '../hash.js';
-import { taskKeyString, type TaskInstance, type TaskSpec, type TriggerRecord, type TriggerSpec } from '../model.js';
+import type { DeferRequest } from '../model/context.js';
+import type { RunCtx } from '../rules/dag-index.js';
+import { parseDuration } from '../rules/duration.js';
+import { InvalidInputError } from '../model/errors.js';
+import { hashInt } from '../rules/hash.js';
+import { taskKeyString, type TaskInstance, type TaskSpec, type TriggerRecord, type TriggerSpec } from '../model/types.js';
 import type { AwsEvent, EventTrigger, JobRef, JobStatus } from '../model/events.js';
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import { checkEventWait } from '../rules/event-key.js';
 import { matchesPattern } from '../rules/event-pattern.js';
-import { queueTask } from '../settle.js';
+import { queueTask } from './settle.js';
 import { ensurePokerOn, pokerShardOf } from './poker-schedule.js';
 import { JOB_PARTITIONS, JOB_SHARD_BASE } from '../rules/shards.js';
-import { annotate, transition, type TransitionFields } from '../transition.js';
+import { annotate, transition, type TransitionFields } from '../write/transition.js';
 
 /** A wait that is not a job's is looked at once more this long after it is stored (the index gap above). */
 export const EVENT_WAIT_RECHECK_MS = 60_000;

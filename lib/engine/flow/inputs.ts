@@ -7,13 +7,13 @@
  * inside the try (lib/sdk/taskflow-run.ts). A task without `inputs` gets what it got
  * before: its mapped element, or nothing.
  */
-import type { RunCtx } from '../dag-index.js';
-import { KWARGS_ELEMENT, type InputSource, type MapSource, type TaskInstance, type TaskSpec } from '../model.js';
-import type { Ports } from '../ports.js';
-import { keyOf, retainUntil } from '../transition.js';
-import { OversizedValueError } from '../errors.js';
-import { redactDeep } from '../secrets-mask.js';
-import { mapItemOf, pullMapped } from '../mapping-values.js';
+import type { RunCtx } from '../rules/dag-index.js';
+import { KWARGS_ELEMENT, type InputSource, type MapSource, type TaskInstance, type TaskSpec } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
+import { keyOf, retainUntil } from '../write/transition.js';
+import { OversizedValueError } from '../model/errors.js';
+import { redactDeep } from '../rules/secrets-mask.js';
+import { mapItemOf, pullMapped } from './mapping-values.js';
 import { applyPath, zipArrays } from '../rules/inputs.js';
 
 /** A resolved value, or one line saying why the source cannot give one (the same data would fail again). */

@@ -8,12 +8,12 @@
  * interval on. A job the service no longer knows resumes its task with `gone`, which fails
  * the try naming the job. Nothing is read or written for a job between its checks.
  */
-import { loadRunCtx } from '../dag-index.js';
-import type { TriggerRecord } from '../model.js';
+import { loadRunCtx } from '../rules/dag-index.js';
+import type { TriggerRecord } from '../model/types.js';
 import type { JobStatus } from '../model/events.js';
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import { JOB_PARTITIONS, JOB_SHARD_BASE, resumeWait, type JobEnd } from './event-wait.js';
-import { jobLabel } from './job-stop.js';
+import { jobLabel } from '../write/job-stop.js';
 
 export interface JobCheckReport {
   /** Jobs described this cycle. */

@@ -13,15 +13,15 @@
  * writer of task state), where a worker finishing the same try at the same moment loses
  * cleanly, as in run-timeout.ts. DAG callbacks do not fire: the operator decided.
  */
-import type { RunCtx } from '../dag-index.js';
-import { loadRunCtx } from '../dag-index.js';
-import { NotFoundError } from '../errors.js';
-import type { DagRun, TaskInstance, TaskKey } from '../model.js';
-import { taskKeyString } from '../model.js';
-import type { Cas, Ports } from '../ports.js';
-import { releaseRunSlot, startQueuedRuns } from '../settle.js';
-import { isTerminal, type TaskState } from '../states.js';
-import { annotate, createTask, retainUntil, transition } from '../transition.js';
+import type { RunCtx } from '../rules/dag-index.js';
+import { loadRunCtx } from '../rules/dag-index.js';
+import { NotFoundError } from '../model/errors.js';
+import type { DagRun, TaskInstance, TaskKey } from '../model/types.js';
+import { taskKeyString } from '../model/types.js';
+import type { Cas, Ports } from '../model/ports.js';
+import { releaseRunSlot, startQueuedRuns } from './settle.js';
+import { isTerminal, type TaskState } from '../model/states.js';
+import { annotate, createTask, retainUntil, transition } from '../write/transition.js';
 import { wakeRunWaiter } from './trigger-dag-run-wake.js';
 import { noteRunSuccess } from './prev-success.js';
 

@@ -6,19 +6,19 @@
  * outcome: its XCom, or a failure in AWS's own words. `wait_for_event` defers on a static
  * pattern and returns the event. docs/adr/0017-events-and-jobs.md.
  */
-import type { DeferRequest, FailRequest, TaskContext } from '../context.js';
-import type { RunCtx } from '../dag-index.js';
-import { runExecuteCallback } from '../callbacks-run.js';
-import { AirlessError } from '../errors.js';
-import { sha256Hex } from '../hash.js';
-import type { TaskInstance, TaskSpec } from '../model.js';
+import type { DeferRequest, FailRequest, TaskContext } from '../model/context.js';
+import type { RunCtx } from '../rules/dag-index.js';
+import { runExecuteCallback } from './callbacks-run.js';
+import { AirlessError } from '../model/errors.js';
+import { sha256Hex } from '../rules/hash.js';
+import type { TaskInstance, TaskSpec } from '../model/types.js';
 import type { EventWait, JobStatus } from '../model/events.js';
-import type { LoadedBundle, Ports } from '../ports.js';
-import { secretVarsFor } from '../secrets.js';
-import { renderDeep } from '../template.js';
-import type { Outcome } from '../worker-finish.js';
+import type { LoadedBundle, Ports } from '../model/ports.js';
+import { secretVarsFor } from './secrets.js';
+import { renderDeep } from '../rules/template.js';
+import type { Outcome } from './worker-finish.js';
 import { isEventTrigger, JOB_RESUME, type JobEnd } from './event-wait.js';
-import { jobLabel } from './job-stop.js';
+import { jobLabel } from '../write/job-stop.js';
 
 /** The operators of the `airless` package, by type. */
 export const OPERATOR_TYPES = [

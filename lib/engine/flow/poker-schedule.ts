@@ -24,7 +24,7 @@
  * follows it and enables after the poker's disable, or before it, in which case the
  * poker's re-read sees `on` and enables again.
  */
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import type { PokerState, PokerWant } from '../model/poker-state.js';
 import { JOB_PARTITIONS, JOB_SHARD_BASE, VIRTUAL_SHARDS } from '../rules/shards.js';
 

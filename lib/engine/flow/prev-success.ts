@@ -10,9 +10,9 @@
  * (a backfill of earlier dates, a rerun of an old run) or is no longer a success, the
  * DAG's run history is read instead: rare, and paid only by templates that use them.
  */
-import type { DagRun } from '../model.js';
+import type { DagRun } from '../model/types.js';
 import type { RunSuccessMark } from '../model/prev-success.js';
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import { pythonDate } from '../rules/date-math.js';
 
 /** The template variables this file fills, `null` when there is no previous success (Airflow's None). */

@@ -7,12 +7,12 @@
  * flooded with copies while a truly lost message is still sent again (docs/adr/0005,
  * requeue storm). The backoff is kept on what is there: the run (roots) or the ended upstream.
  */
-import { countsSlots, type RunCtx } from '../dag-index.js';
-import type { DagRun, TaskInstance, TaskSpec } from '../model.js';
-import type { EngineConfig } from '../ports.js';
-import { limitsApply } from '../pool-limits.js';
-import { indirectSetups } from '../setup-teardown.js';
-import { isTerminal } from '../states.js';
+import { countsSlots, type RunCtx } from '../rules/dag-index.js';
+import type { DagRun, TaskInstance, TaskSpec } from '../model/types.js';
+import type { EngineConfig } from '../model/ports.js';
+import { limitsApply } from '../rules/pool-limits.js';
+import { indirectSetups } from '../rules/setup-teardown.js';
+import { isTerminal } from '../model/states.js';
 
 /**
  * @example

@@ -13,13 +13,13 @@
  *
  * This module decides; settle.ts writes the run's end (it cannot be imported here).
  */
-import { taskSpec, type RunCtx } from '../dag-index.js';
-import { hasMappedTask } from '../mapping-ids.js';
-import type { DagSpec } from '../model.js';
-import type { Ports } from '../ports.js';
-import type { TaskState } from '../states.js';
-import { runStateLeaves } from '../setup-teardown.js';
-import { retainUntil } from '../transition.js';
+import { taskSpec, type RunCtx } from '../rules/dag-index.js';
+import { hasMappedTask } from '../rules/mapping-ids.js';
+import type { DagSpec } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
+import type { TaskState } from '../model/states.js';
+import { runStateLeaves } from '../rules/setup-teardown.js';
+import { retainUntil } from '../write/transition.js';
 import type { RunEndEntry } from '../model/run-ends-store.js';
 
 export type CompletionMode = 'listed' | 'counted';

@@ -6,11 +6,11 @@
  * maxActiveRuns runs, and only then) and gives back the slots of runs that ended, and of
  * runs never created once the slot is older than any creator can live (a worker's lease).
  */
-import type { DagRecord, DagRun } from '../model.js';
+import type { DagRecord, DagRun } from '../model/types.js';
 import type { Backfill } from '../model/backfill.js';
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import type { RunSlotTake } from '../model/run-slots-store.js';
-import { isRunTerminal } from '../states.js';
+import { isRunTerminal } from '../model/states.js';
 import { afterRunEnded } from './backfill-hooks.js';
 
 /**

@@ -5,8 +5,8 @@
  * the waiting deferral's claim token, so a wake that comes late or twice resumes nothing,
  * and the task's slow timer covers a wake that is lost.
  */
-import type { DagRun } from '../model.js';
-import type { FireMessage, Ports } from '../ports.js';
+import type { DagRun } from '../model/types.js';
+import type { FireMessage, Ports } from '../model/ports.js';
 
 /**
  * @example

@@ -13,15 +13,15 @@
  * {@link TRIGGERED_RUN_SAFETY_NET} is the safety net for a lost wake. Resumed, the task reads
  * the run: a state in `allowedStates` succeeds, one in `failedStates` fails, any other waits on.
  */
-import type { DeferRequest, FailRequest, TaskContext } from '../context.js';
-import type { RunCtx } from '../dag-index.js';
-import { InvalidInputError, NotFoundError } from '../errors.js';
-import type { DagRun, TaskInstance, TaskSpec, TriggerDagRunSpec } from '../model.js';
-import type { Ports } from '../ports.js';
-import { clearTasks, triggerRun } from '../runs.js';
-import { secretVarsFor } from '../secrets.js';
-import { renderDeep, renderTemplate } from '../template.js';
-import type { Outcome } from '../worker-finish.js';
+import type { DeferRequest, FailRequest, TaskContext } from '../model/context.js';
+import type { RunCtx } from '../rules/dag-index.js';
+import { InvalidInputError, NotFoundError } from '../model/errors.js';
+import type { DagRun, TaskInstance, TaskSpec, TriggerDagRunSpec } from '../model/types.js';
+import type { Ports } from '../model/ports.js';
+import { clearTasks, triggerRun } from './runs.js';
+import { secretVarsFor } from './secrets.js';
+import { renderDeep, renderTemplate } from '../rules/template.js';
+import type { Outcome } from './worker-finish.js';
 import { builtinBody } from '../rules/latest-only.js';
 import type { RunBody } from './operators.js';
 

@@ -5,7 +5,7 @@
  * records one asset event under the watcher's dedup key. A redelivered event finds its
  * key and records nothing new; an event no watcher matches is counted and dropped.
  */
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import { eventSources, watcherHit, type ExternalAssetEvent } from '../rules/asset-watchers.js';
 import { extraProblem, recordAssetEvent } from '../flow/assets.js';
 

@@ -4,7 +4,7 @@
  * emitted its asset events (flow/asset-outlets.ts).
  */
 import type { AssetMessage } from '../model/assets.js';
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import { evaluateAssetQueue } from '../flow/assets.js';
 import { checkOutlets } from '../flow/asset-outlets.js';
 

@@ -5,9 +5,9 @@
  * keys whose pattern matches is resumed once. A malformed event is dropped and counted; an
  * event no task waits for is logged and counted; neither is an error.
  */
-import { loadRunCtx } from '../dag-index.js';
+import { loadRunCtx } from '../rules/dag-index.js';
 import type { AwsEvent } from '../model/events.js';
-import type { Ports } from '../ports.js';
+import type { Ports } from '../model/ports.js';
 import { eventKeys, eventProblem } from '../rules/event-key.js';
 import { matchesPattern } from '../rules/event-pattern.js';
 import { deliverEvent } from '../flow/event-wait.js';

@@ -7,7 +7,7 @@
  * the run gives it back after its end is written, one idempotent write, as a DAG's runs
  * give back theirs (docs/adr/0020). docs/adr/0019-backfill.md.
  */
-import type { DagRun } from '../model.js';
+import type { DagRun } from './types.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepResult } from './backfill.js';
 
 /** The Store port's `Cas<Backfill>` (ports.ts imports this file, so it is spelled out here). */

@@ -5,8 +5,8 @@
  * reached (`cursor`), how many of its runs run now (`active`, moved only together with a
  * run write) and its counts. docs/adr/0019-backfill.md.
  */
-import { InvalidInputError } from '../errors.js';
-import type { ScheduleSpec } from '../model.js';
+import { InvalidInputError } from './errors.js';
+import type { ScheduleSpec } from './types.js';
 
 /** Airflow's ReprocessBehavior: what a backfill does with a date that already has a finished run. */
 export const REPROCESS_BEHAVIORS = ['none', 'failed', 'completed'] as const;

@@ -7,8 +7,8 @@
  * One difference, on purpose: a URI with credentials (`user:pass@`) is refused, where
  * Airflow drops them with a warning: a secret must not travel in a manifest.
  */
-import { InvalidInputError } from '../errors.js';
-import { sha256Hex } from '../hash.js';
+import { InvalidInputError } from '../model/errors.js';
+import { sha256Hex } from './hash.js';
 
 /** Airflow's limit on names, URIs and groups. */
 export const ASSET_ID_MAX = 1500;

@@ -3,7 +3,7 @@
  * bundler, a manifest read back): every asset is declared once with a normalised URI and
  * valid names and watchers, and every outlet, inlet and schedule names a declared asset.
  */
-import type { DagSpec } from '../model.js';
+import type { DagSpec } from '../model/types.js';
 import type { AssetSpec } from '../model/assets.js';
 import { conditionProblem, conditionUris } from './asset-condition.js';
 import { assetGroupProblem, assetNameProblem, normalizeAssetUri } from './asset-uri.js';

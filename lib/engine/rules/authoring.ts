@@ -3,7 +3,7 @@
  * schemas and display fields. Called by validateDagSpec, so a manifest read back passes
  * the same checks as a DAG built by the SDK.
  */
-import type { DagSpec, TaskSpec, TriggerDagRunSpec } from '../model.js';
+import type { DagSpec, TaskSpec, TriggerDagRunSpec } from '../model/types.js';
 import { paramSpecProblem } from './params.js';
 import { badDateTemplate } from './date-math.js';
 

@@ -4,10 +4,10 @@
  * `_get_dag_run_no_create_reason`), the run a date gets, and which counter a run's slot
  * moves. No clock, no store: time and runs come in as arguments.
  */
-import { InvalidInputError } from '../errors.js';
-import type { DagRun, DagSpec, RunType, ScheduleSpec } from '../model.js';
-import { isRunTerminal } from '../states.js';
-import { dataInterval, nextTick, prevTick } from '../timetable.js';
+import { InvalidInputError } from '../model/errors.js';
+import type { DagRun, DagSpec, RunType, ScheduleSpec } from '../model/types.js';
+import { isRunTerminal } from '../model/states.js';
+import { dataInterval, nextTick, prevTick } from './timetable.js';
 import type { Backfill, ReprocessBehavior } from '../model/backfill.js';
 
 /** What fixes a backfill's dates. */

@@ -10,7 +10,7 @@
  * Jinja evaluates any Python expression there; Airless keeps templates a closed language,
  * so anything else that looks like date arithmetic is refused in one line naming the template.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../model/errors.js';
 import { formatDate } from './macros.js';
 
 /** Template variables that are datetimes in Airflow's context (the others are strings). */

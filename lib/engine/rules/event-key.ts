@@ -14,7 +14,7 @@
  * service's) has no usable key and is refused: it would otherwise never be found. The whole
  * pattern is still matched on arrival; the key only narrows the candidates.
  */
-import { sha256Hex } from '../hash.js';
+import { sha256Hex } from './hash.js';
 import type { AwsEvent, EventWait } from '../model/events.js';
 import { validatePattern, type EventPattern } from './event-pattern.js';
 

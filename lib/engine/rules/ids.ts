@@ -10,8 +10,8 @@
  * matters more here than in Airflow: runs are created with a conditional put, so a manual
  * run named `scheduled__<tick>` would silently take the place of that tick's scheduled run.
  */
-import { InvalidInputError } from '../errors.js';
-import type { RunType } from '../model.js';
+import { InvalidInputError } from '../model/errors.js';
+import type { RunType } from '../model/types.js';
 
 /** Airflow's default `allowed_run_id_pattern`, bounded by its 250-character run_id column. */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9_.~:+-]{1,250}$/;

@@ -4,7 +4,7 @@
  * these checks are for manifests written by hand or by another tool, and they name the
  * task and the input.
  */
-import { KWARGS_ELEMENT, type DagSpec, type InputSource, type MapSource, type TaskSpec } from '../model.js';
+import { KWARGS_ELEMENT, type DagSpec, type InputSource, type MapSource, type TaskSpec } from '../model/types.js';
 
 type Fail = (msg: string) => never;
 

@@ -10,8 +10,8 @@
  * - No next run (no schedule, `@once`) follows, as Airflow's "Last scheduled execution".
  *   As Airflow, the DAG's endDate does not bound the next run here.
  */
-import type { DagRun, DagSpec, TaskSpec } from '../model.js';
-import { nextTick } from '../timetable.js';
+import type { DagRun, DagSpec, TaskSpec } from '../model/types.js';
+import { nextTick } from './timetable.js';
 
 /**
  * Whether a latestOnly task of `run` follows its downstream tasks at `now`.

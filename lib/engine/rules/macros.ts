@@ -4,7 +4,7 @@
  * (`macros.` may be left out). Arguments are variables (`ds`, `params.days`), quoted
  * strings or integers; nothing else is evaluated, so templates stay a closed language.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../model/errors.js';
 
 const CALL = /^(?:macros\.)?([A-Za-z_]+)\s*\((.*)\)$/s;
 const NUMBER = /^[+-]?\d+(\.\d+)?$/;

@@ -10,8 +10,8 @@
  * `new Function`, and it adds 23 KB to a Lambda bundle where ajv adds 125 KB (ADR 0025).
  */
 import { Validator } from '@cfworker/json-schema';
-import { InvalidInputError } from '../errors.js';
-import type { DagSpec, ParamSchema } from '../model.js';
+import { InvalidInputError } from '../model/errors.js';
+import type { DagSpec, ParamSchema } from '../model/types.js';
 
 /** A run's conf breaks a param's schema (Airflow's ParamValidationError): exit 2 in the CLI, 400 in the API. */
 export class ParamValidationError extends InvalidInputError {}
