@@ -5,9 +5,8 @@
  * started, which a {@link JobDriver} (a port: the AWS SDK on AWS, mocks in tests) can
  * describe and stop. docs/adr/0017-events-and-jobs.md.
  */
-import type { EventPattern } from '../rules/event-pattern.js';
-
-export type { EventPattern };
+/** A parsed EventBridge event pattern: field names to condition lists, nested objects, `$or` (rules/event-pattern.ts checks and matches it). */
+export type EventPattern = { readonly [field: string]: unknown };
 
 /** An EventBridge event as a rule's target receives it (field names as AWS writes them). */
 export interface AwsEvent {

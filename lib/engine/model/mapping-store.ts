@@ -6,7 +6,10 @@
  * crash changes nothing. docs/adr/0013-dynamic-task-mapping.md.
  */
 import type { TaskInstance, TaskKey } from './types.js';
-import type { MapOutcome } from '../rules/mapping-ids.js';
+
+/** The outcomes an instance counts as (rules/mapping-ids.ts reads them off task states). */
+export const MAP_OUTCOMES = ['success', 'failed', 'skipped', 'upstream_failed'] as const;
+export type MapOutcome = (typeof MAP_OUTCOMES)[number];
 
 export interface MapShardState {
   /** Instances this shard counts. */

@@ -9,12 +9,9 @@ import type { AssetMessage } from './assets.js';
 import type { BackfillMessage, CallbackMessage, FireMessage, QueueMessage, ScheduleMessage, StopMessage, TaskMessage } from './ports.js';
 import type { UpstreamOutcome } from './states.js';
 
-import { ID_PATTERN } from '../rules/validate.js';
-import { RUN_ID_PATTERN } from '../rules/ids.js';
+import { ID_PATTERN, RUN_ID_PATTERN } from './id-patterns.js';
 
-export { ID_PATTERN };
-/** The run-id grammar of rules/ids.ts: every id a trigger accepts, a message carries. */
-export { RUN_ID_PATTERN };
+export { ID_PATTERN, RUN_ID_PATTERN };
 
 const FIRE_REASONS: readonly FireMessage['reason'][] = ['trigger', 'retry'];
 

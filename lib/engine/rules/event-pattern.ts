@@ -24,8 +24,9 @@
  * never silently never-match.
  */
 
-/** A parsed EventBridge event pattern: field names to condition lists, nested objects, `$or`. */
-export type EventPattern = { readonly [field: string]: unknown };
+import type { EventPattern } from '../model/events.js';
+
+export type { EventPattern };
 
 /** Ruler keeps numbers in this range, to six places after the decimal point. */
 const NUMERIC_LIMIT = 5e9;

@@ -13,8 +13,8 @@
 import { InvalidInputError } from '../model/errors.js';
 import type { RunType } from '../model/types.js';
 
-/** Airflow's default `allowed_run_id_pattern`, bounded by its 250-character run_id column. */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9_.~:+-]{1,250}$/;
+import { RUN_ID_PATTERN } from '../model/id-patterns.js';
+export { RUN_ID_PATTERN };
 
 /** Run types whose `<type>__` prefix a manual run id may not take (Airflow's DagRunType values). */
 const RESERVED_PREFIXES = ['scheduled', 'backfill', 'asset_triggered', 'dataset_triggered'].map((t) => `${t}__`);

@@ -10,6 +10,8 @@
 import type { DagSpec, MapExpand, MapSource, TaskSpec } from '../model/types.js';
 import type { UpstreamOutcome } from '../model/states.js';
 import { sourceTaskIds } from './inputs.js';
+import { MAP_OUTCOMES, type MapOutcome } from '../model/mapping-store.js';
+export { MAP_OUTCOMES, type MapOutcome };
 
 export const MAP_SEP = '#';
 /** Instances counted by one shard item (kept under 1 KB, so each count is one write unit). */
@@ -18,9 +20,6 @@ export const MAP_SHARD_SIZE = 100;
 export const MAP_INLINE_MAX = 512;
 /** Marker of an element or value kept in XCom instead (too large or not plain JSON). */
 export const IN_XCOM = '@';
-/** The outcomes an instance counts as. */
-export const MAP_OUTCOMES = ['success', 'failed', 'skipped', 'upstream_failed'] as const;
-export type MapOutcome = (typeof MAP_OUTCOMES)[number];
 
 const INSTANCE = /^(.+)#(\d{1,9})$/;
 

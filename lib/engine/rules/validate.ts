@@ -15,8 +15,8 @@ import { checkInputs } from './inputs.js';
 import { checkAuthoring } from './authoring.js';
 
 /** Ids of DAGs and tasks. */
-/** DAG and task ids: Airflow's `validate_key` (airflow/utils/helpers.py): word characters, `.` and `-`, at most 250. */
-export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,250}$/;
+import { ID_PATTERN } from '../model/id-patterns.js';
+export { ID_PATTERN };
 
 /** Sensor types the engine implements. */
 export const BUILTIN_SENSOR_TYPES: readonly string[] = ['file', 's3_key', 'http', 'external_task', 'time'];
