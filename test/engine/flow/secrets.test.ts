@@ -6,11 +6,11 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalSecrets, SecretsFile } from '../../lib/adapters/secrets-local.js';
-import { connectionUri, parseConnection, parseConnectionUri } from '../../lib/adapters/secrets-parse.js';
-import { Connections, Variables, secretRefs, withSecretVars } from '../../lib/engine/flow/secrets.js';
-import { isSensitiveKey, maskSecret, redact, redactDeep } from '../../lib/engine/rules/secrets-mask.js';
-import { renderTemplate, templateVars } from '../../lib/engine/index.js';
+import { LocalSecrets, SecretsFile } from '../../../lib/adapters/secrets-local.js';
+import { connectionUri, parseConnection, parseConnectionUri } from '../../../lib/adapters/secrets-parse.js';
+import { Connections, Variables, secretRefs, withSecretVars } from '../../../lib/engine/flow/secrets.js';
+import { isSensitiveKey, maskSecret, redact, redactDeep } from '../../../lib/engine/rules/secrets-mask.js';
+import { renderTemplate, templateVars } from '../../../lib/engine/index.js';
 
 let dir: string;
 beforeAll(async () => { dir = await mkdtemp(path.join(tmpdir(), 'airless-secrets-')); });
