@@ -1,19 +1,23 @@
 /**
- * The engine's boundary (docs/adr/0001, docs/adr/0009), checked over the resolved module
- * graph: `npx depcruise lib/engine functions lib --config .dependency-cruiser.cjs`
- * (test/unit/engine-layout.test.ts runs it). A change violates this when lib/engine has an
- * import cycle, imports anything outside lib/engine but croner, @cfworker/json-schema and node:crypto, or when
- * code outside lib/engine deep-imports an engine module instead of lib/engine/index.ts.
+ * The engine's boundary and its layers (docs/adr/0001, 0009, 0026), checked over the resolved
+ * module graph by `npm run deps` (test/engine/purity.test.ts applies the same rules to lib/engine).
+ * A change violates this when lib/engine has an import cycle through a value import, imports
+ * anything outside lib/engine but croner, @cfworker/json-schema and node:crypto, when a layer
+ * imports one above it (model ← rules ← write ← flow ← handlers), or when code outside the engine
+ * deep-imports an engine module instead of its two entries (index.ts, ports-index.ts).
  */
+const LAYER = (name) => `^lib/engine/${name}/`;
+const ENTRIES = ['^lib/engine/index\\.ts$', '^lib/engine/ports-index\\.ts$'];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
       name: 'engine-no-cycles',
-      comment: 'lib/engine has no import cycles: each step of a run imports only the steps and helpers below it.',
+      comment: 'lib/engine has no import cycles: each step imports only the steps and helpers below it. A cycle made only of type imports is erased at compile time and allowed (ADR 0026).',
       severity: 'error',
       from: { path: '^lib/engine/' },
-      to: { circular: true },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
       name: 'engine-stays-inside',
@@ -23,25 +27,53 @@ module.exports = {
       to: { pathNot: ['^lib/engine/', '^node_modules/croner/', '^node_modules/@cfworker/json-schema/', '^crypto$'] },
     },
     {
-      name: 'engine-through-its-index',
-      comment: 'The handlers and adapters import the engine through lib/engine/index.ts only.',
+      name: 'engine-layers-skip-the-entries',
+      comment: 'Engine modules import each other directly, never through index.ts or ports-index.ts (the entries are for the world outside).',
       severity: 'error',
-      from: { path: ['^functions/', '^lib/adapters/'] },
-      to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
+      from: { path: '^lib/engine/[^/]+/' },
+      to: { path: '^lib/engine/[^/]+\\.ts$' },
     },
     {
-      name: 'engine-through-its-index-elsewhere',
-      comment: 'Elsewhere (CLI, SDK, build, infra, local) deep imports remain from before issue 10: move them to the index as those files change.',
-      severity: 'warn',
-      from: { pathNot: ['^lib/engine/', '^functions/', '^lib/adapters/', '^test/', '^bench/'] },
-      to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
+      name: 'model-imports-model',
+      comment: 'model/ (types, states, messages, errors, ports) is the bottom layer: it imports only model/.',
+      severity: 'error',
+      from: { path: LAYER('model') },
+      to: { path: '^lib/engine/', pathNot: LAYER('model') },
     },
     {
-      name: 'tests-through-the-index',
-      comment: 'Tests import the engine through lib/engine/index.ts where the symbol is exported; a deep import remains only for an internal helper a unit test exercises directly.',
-      severity: 'warn',
-      from: { path: '^test/' },
-      to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
+      name: 'rules-import-model-and-rules',
+      comment: 'rules/ (pure decisions) import only model/ and rules/.',
+      severity: 'error',
+      from: { path: LAYER('rules') },
+      to: { path: '^lib/engine/', pathNot: [LAYER('model'), LAYER('rules')] },
+    },
+    {
+      name: 'write-imports-model-rules-write',
+      comment: 'write/ (the one writer of task state) imports only model/, rules/ and write/.',
+      severity: 'error',
+      from: { path: LAYER('write') },
+      to: { path: '^lib/engine/', pathNot: [LAYER('model'), LAYER('rules'), LAYER('write')] },
+    },
+    {
+      name: 'flow-imports-below-handlers',
+      comment: 'flow/ (settling, runs, recovery, waiting, mapping, pools...) never imports handlers/.',
+      severity: 'error',
+      from: { path: LAYER('flow') },
+      to: { path: LAYER('handlers') },
+    },
+    {
+      name: 'handlers-do-not-call-handlers',
+      comment: 'A handler is one entry (a message, a tick); only handlers/dispatch.ts, the router of queue messages, imports other handlers.',
+      severity: 'error',
+      from: { path: LAYER('handlers'), pathNot: '^lib/engine/handlers/dispatch\\.ts$' },
+      to: { path: LAYER('handlers') },
+    },
+    {
+      name: 'engine-through-its-entries',
+      comment: 'Everything outside the engine (handlers, adapters, runtimes, CLI, API, SDK, build, tests, bench) imports it through lib/engine/index.ts, or lib/engine/ports-index.ts for what adapters implement. Allowed to reach in: test/engine/ (the engine\'s own unit tests, mirroring its folders, test internal helpers directly) and test/isolation/poke.test.ts (the per-poke timeout, an internal of flow/poke.ts, against real threads).',
+      severity: 'error',
+      from: { pathNot: ['^lib/engine/', '^test/engine/', '^test/isolation/poke\\.test\\.ts$'] },
+      to: { path: '^lib/engine/', pathNot: ENTRIES },
     },
   ],
   options: {

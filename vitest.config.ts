@@ -9,7 +9,7 @@ ENGINE_SUITES.push('test/engine/**/*.test.ts');
 // The API driven by a client generated from Airflow's spec (issue 24), on both stores.
 ENGINE_SUITES.push('test/api/client.test.ts');
 /** Suites about the engine's code, not its behaviour on a store: memory project only. */
-const STORE_INDEPENDENT = ['test/engine/purity.test.ts', 'test/engine/layout.test.ts', 'test/engine/handlers/edge.test.ts'];
+const STORE_INDEPENDENT = ['test/engine/purity.test.ts', 'test/engine/layout.test.ts', 'test/engine/handlers/edge.test.ts', 'test/engine/rules/**/*.test.ts', 'test/engine/flow/secrets.test.ts'];
 
 const shared = {
   resolve: {

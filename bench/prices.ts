@@ -2,7 +2,7 @@
  * AWS list prices used by the cost report: they live in lib/engine/rules/prices.ts (the
  * backfill's cost preview reads them too), each with its source. Bench-only figures below.
  */
-export { PRICES, usd, type Price } from '../lib/engine/rules/prices.js';
+export { PRICES, usd, type Price } from '../lib/engine/index.js';
 
 /** Hours in the month MWAA's published monthly figure assumes (730 h). */
 export const HOURS_PER_MONTH = 730;

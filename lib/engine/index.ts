@@ -65,7 +65,7 @@ export { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewB
 export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfill.js';
 export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
-export { PRICES } from './rules/prices.js';
+export { PRICES, usd, type Price } from './rules/prices.js';
 export type * from './model/poker-state.js';
 export type * from './model/prev-success.js';
 export { checkPokerSchedules, ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';
