@@ -6,7 +6,7 @@
 import { COMMANDS } from './commands/index.js';
 import { capture, STDIO, type CliIo, type CliResult } from './io.js';
 import { exitCodeFor, printError, UsageError } from './output.js';
-import { packageInfo } from './package-info.js';
+import { packageInfo } from '../package-info.js';
 import { commandHelp, findCommand, nameOf, overview, parseCommand } from './registry.js';
 
 /**

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../engine/index.js';
-import { packageInfo } from '../package-info.js';
+import { packageInfo } from '../../package-info.js';
 import { capture } from '../io.js';
 import type { Command } from '../registry.js';
 
