@@ -31,7 +31,6 @@ describe.skipIf(!endpoint)('airless backfill --stack (CLI on DynamoDB Local, Lam
   let aws: LocalAws;
   let ports: AwsPorts;
   let savedEnv: NodeJS.ProcessEnv;
-  const lines: string[] = [];
   /** `airless backfill --dag bf_daily --from 2025-12-01 --to 2025-12-03 [flags]` against the stack. */
   const cli = async (flags: string[]) => {
     const r = await runCli(['backfill', '--dag', 'bf_daily', '--from', '2025-12-01', '--to', '2025-12-03', ...flags], {
