@@ -87,6 +87,14 @@ describe('the dev answers --dev command lines only, with the token', () => {
       expect(noDev).toMatchObject({ code: 2, stderr: [expect.stringMatching(/^airless runs cannot run against a dev/)] });
       expect((await dev.post({ argv: 'runs plain --dev' })).status).toBe(422);
       expect((await dev.post({ argv: ['runs', 'plain', '--dev'] }, 'not-the-token')).status).toBe(401);
+      // An API server that is no dev (`airless ui --stack` serves the same routes) has no control route.
+      const other = await attachUi(dev.rt, { port: '0' }, { out: () => {} });
+      try {
+        const r = await fetch(`${other.url}${DEV_COMMAND_PATH}`, { method: 'POST', headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ argv: ['runs', 'plain', '--dev'] }) });
+        expect(r.status).toBe(404);
+      } finally {
+        await other.close();
+      }
       expect((await dev.send('runs', ['plain'])).lines).toEqual(['no runs of plain yet']);
       expect((await dev.send('pause', ['plain'])).lines).toEqual(['plain paused']);
       expect((await dev.rt.ports.store.getDag('plain'))!.paused).toBe(true);
