@@ -75,6 +75,13 @@ module.exports = {
       from: { pathNot: ['^lib/engine/', '^test/engine/', '^test/isolation/poke\\.test\\.ts$'] },
       to: { path: '^lib/engine/', pathNot: ENTRIES },
     },
+    {
+      name: 'rehearsal-without-cli',
+      comment: 'The rehearsal drives the CLI through a runner it is given (issue 25 §2) and imports nothing of lib/cli. TEMPORARY: lib/cli/aws-stack.ts (stack output names) until lib/adapters/aws/stack-contract.ts lands (issue 25 §1).',
+      severity: 'error',
+      from: { path: '^lib/rehearsal/' },
+      to: { path: '^lib/cli/', pathNot: '^lib/cli/aws-stack\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -7,6 +7,7 @@ import type { DagRecord, DagRun, DagSpec, TaskSpec } from '../engine/index.js';
 import type { Ports } from '../engine/index.js';
 import { HttpError } from './http.js';
 import type { ConnectionStore } from './routes-connections.js';
+import type { DevControl } from './routes-dev.js';
 import type { VariableStore } from './routes-variables.js';
 import type { TaskLogReader } from './task-logs.js';
 
@@ -19,6 +20,8 @@ export interface ApiBackend {
   variables?: VariableStore;
   /** Where the connections endpoints read and write (routes-connections.ts); absent: none. */
   connections?: ConnectionStore;
+  /** A running `airless dev`: answers `--dev` command lines (routes-dev.ts); absent elsewhere. */
+  devControl?: DevControl;
 }
 
 export async function needDag(b: ApiBackend, dagId: string): Promise<DagRecord> {

@@ -10,7 +10,7 @@ import * as esbuild from 'esbuild';
 import { InvalidDagError } from '../engine/index.js';
 import type { DagSpec, Manifest } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES, checkPools, unknownTriggerTarget, validateDagSpec } from '../engine/index.js';
-import { packageInfo } from '../cli/package-info.js';
+import { packageInfo } from '../package-info.js';
 import { BuildCache, cacheKey, folderListing } from './cache.js';
 import { sha256Hex } from './collect.js';
 import { collectIsolated } from './collect-isolated.js';

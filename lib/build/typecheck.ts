@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageInfo } from '../cli/package-info.js';
+import { packageInfo } from '../package-info.js';
 import { InvalidDagError } from '../engine/index.js';
 import { cacheKey, folderListing, type BuildCache } from './cache.js';
 

@@ -4,7 +4,7 @@
  * a person or one JSON line with `--json`.
  */
 import { randomUUID } from 'node:crypto';
-import { assetRecords, describeCondition, extraProblem, normalizeAssetUri, recordAssetEvent } from '../engine/index.js';
+import { assetRecords, describeCondition, normalizeAssetUri, recordAssetEvent } from '../engine/index.js';
 import type { AssetEventRecord, AssetRecord, DagSpec, Ports } from '../engine/index.js';
 import { table } from './output.js';
 import { UsageError } from './output.js';
@@ -110,20 +110,6 @@ async function knownUri(p: Ports, given: string): Promise<string> {
   return uri;
 }
 
-/** Parses `--extra JSON`: an object of at most 32 KB. */
-export function parseExtra(text: string | undefined): Record<string, unknown> {
-  if (text === undefined) return {};
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`--extra must be a JSON object: ${(e as Error).message}`);
-  }
-  const p = extraProblem(v);
-  if (p) throw new UsageError(`--extra: ${p}`);
-  return v as Record<string, unknown>;
-}
-
 /**
  * Records an asset event, as Airflow's `POST /assets/events` does; the DAGs it satisfies get
  * their runs from the engine that handles the evaluate messages (the stack's worker, the dev).
@@ -138,26 +124,4 @@ export async function cmdAssetsEmit(p: Ports, given: string, extra: Record<strin
   if (o.json) out(JSON.stringify({ event: eventJson(r.event), queuedFor: r.queuedFor, triggering: r.evaluating }));
   else out(`event ${r.event.id} of ${uri} recorded; queued for ${r.queuedFor.length ? r.queuedFor.join(', ') : 'no DAG'}${r.evaluating.length ? `; runs due for ${r.evaluating.join(', ')}` : ''}`);
   return 0;
-}
-
-/**
- * One verb on some ports: what `--dev` (the dev's control endpoint) and `--stack` run.
- *
- * @example
- * await runAssetsVerb(ports, ['events', 's3://lake/raw'], { json: true }, console.log);
- */
-export async function runAssetsVerb(p: Ports, args: readonly string[], o: Record<string, unknown>, out: Out): Promise<number> {
-  const [verb, uri] = args;
-  const json = o.json === true;
-  switch (verb) {
-    case 'list':
-      return cmdAssetsList(p, { json, all: o.all === true }, out);
-    case 'events':
-      return cmdAssetsEvents(p, uri, { json, limit: o.limit === undefined ? undefined : Number(o.limit) }, out);
-    case 'emit':
-      if (!uri) throw new UsageError('airless assets emit needs <uri>');
-      return cmdAssetsEmit(p, uri, parseExtra(o.extra === undefined ? undefined : String(o.extra)), { json }, out);
-    default:
-      throw new UsageError(`airless assets ${verb ?? ''}: use list, events or emit`);
-  }
 }

@@ -1,21 +1,22 @@
 /**
- * CLI operations on a deployed stack that go through the engine (trigger, signal,
- * clear, pause) or read its state (runs, tasks, logs), with AWS ports built from the
- * stack's outputs.
+ * CLI operations that go through the engine (trigger, signal, clear, pause) or read its
+ * state (runs, tasks, logs): typed on the engine's `Ports`, so a deployed stack's ports
+ * and a dev's run them alike; what only a stack has (its schedules, CloudWatch Logs)
+ * comes in as its own argument.
  */
 import { FilterLogEventsCommand, type CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { GetScheduleCommand, ResourceNotFoundException, UpdateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { isAwsError } from '../adapters/aws/aws-errors.js';
 import { scheduleName } from '../adapters/aws/schedule-names.js';
 import { ScheduleSync } from '../adapters/aws/schedule-sync.js';
-import type { AwsPorts } from '../adapters/aws/wiring.js';
 import { InvalidInputError, NotFoundError } from '../engine/index.js';
-import type { DagRecord } from '../engine/index.js';
+import type { DagRecord, Ports } from '../engine/index.js';
 import { clearTasks, setPaused, triggerRun } from '../engine/index.js';
 import { sendSignal } from '../engine/index.js';
 import { baseTaskId, isInstanceId } from '../engine/index.js';
 import { aws } from './aws-stack.js';
 import { color, table, taskTable } from './output.js';
+import type { ScheduleSwitch } from './target.js';
 
 type Out = (line: string) => void;
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
@@ -24,14 +25,14 @@ const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).to
  * @example
  * await cmdTrigger(ports, 'etl_daily', { full: true }, console.log);
  */
-export async function cmdTrigger(p: AwsPorts, dagId: string, conf: Record<string, unknown> | undefined, out: Out, logicalDate?: number, runId?: string): Promise<number> {
+export async function cmdTrigger(p: Ports, dagId: string, conf: Record<string, unknown> | undefined, out: Out, logicalDate?: number, runId?: string): Promise<number> {
   const run = await triggerRun(p, dagId, { conf: conf ?? {}, ...(logicalDate === undefined ? {} : { logicalDate }), ...(runId === undefined ? {} : { runId }) });
   out(`run ${run.runId} of ${dagId}: ${color(run.state)}`);
   return 0;
 }
 
 /** Recent runs of a DAG, newest first. */
-export async function cmdRuns(p: AwsPorts, dagId: string, out: Out, limit = 25): Promise<number> {
+export async function cmdRuns(p: Ports, dagId: string, out: Out, limit = 25): Promise<number> {
   await requireDag(p, dagId);
   const runs = await p.store.listRuns(dagId, { limit });
   if (runs.length === 0) {
@@ -48,7 +49,7 @@ export async function cmdRuns(p: AwsPorts, dagId: string, out: Out, limit = 25):
 }
 
 /** Task states and tries of one run, in the DAG's task order. */
-export async function cmdTasks(p: AwsPorts, dagId: string, runId: string, out: Out): Promise<number> {
+export async function cmdTasks(p: Ports, dagId: string, runId: string, out: Out): Promise<number> {
   const dag = await requireDag(p, dagId);
   const run = await p.store.getRun(dagId, runId);
   if (!run) throw new NotFoundError(`unknown run ${dagId}/${runId}; list runs with \`airless runs ${dagId}\``);
@@ -61,14 +62,14 @@ export async function cmdTasks(p: AwsPorts, dagId: string, runId: string, out: O
  * @example
  * await cmdSignal(ports, 'approve-2026-01-01', { ok: true }, console.log);
  */
-export async function cmdSignal(p: AwsPorts, key: string, payload: unknown, out: Out): Promise<number> {
+export async function cmdSignal(p: Ports, key: string, payload: unknown, out: Out): Promise<number> {
   const resumed = await sendSignal(p, key, payload);
   out(`signal ${key} stored; resumed ${resumed} waiting task(s)`);
   return 0;
 }
 
 /** Clears a task (and by default its downstream) so it runs again. */
-export async function cmdClear(p: AwsPorts, dagId: string, runId: string, taskId: string, downstream: boolean, out: Out): Promise<number> {
+export async function cmdClear(p: Ports, dagId: string, runId: string, taskId: string, downstream: boolean, out: Out): Promise<number> {
   const dag = await requireDag(p, dagId);
   // `size#3`: one instance of the mapped task `size` (docs/mapping.md).
   if (!dag.spec.tasks.some((t) => t.taskId === taskId || (t.expand && t.taskId === baseTaskId(taskId) && isInstanceId(taskId)))) throw new NotFoundError(`unknown task ${taskId} in dag ${dagId}`);
@@ -79,14 +80,22 @@ export async function cmdClear(p: AwsPorts, dagId: string, runId: string, taskId
 
 /**
  * Pauses or unpauses a DAG: the registry first (the engine stops creating runs at
- * once), then the State of its EventBridge schedule, rebuilt from the schedule's own
- * target so the CLI needs no role ARN.
+ * once), then, on a stack, the State of its EventBridge schedule (`schedules`), rebuilt
+ * from the schedule's own target so the CLI needs no role ARN. A dev has no schedules.
+ *
+ * @example
+ * await cmdPause(ports, 'etl_daily', true, console.log);
  */
-export async function cmdPause(p: AwsPorts, dagId: string, paused: boolean, out: Out): Promise<number> {
+export async function cmdPause(p: Ports, dagId: string, paused: boolean, out: Out, schedules?: ScheduleSwitch): Promise<number> {
   const dag = await requireDag(p, dagId);
   await setPaused(p, dagId, paused);
-  const state = await syncScheduleState(p.clients.scheduler, p.env.dagScheduleGroup, dag, paused, p.clock.now());
-  out(`${dagId} ${paused ? 'paused' : 'unpaused'}${state ? `; schedule ${state}` : ' (no schedule)'}`);
+  const word = paused ? 'paused' : 'unpaused';
+  if (!schedules) {
+    out(`${dagId} ${word}`);
+    return 0;
+  }
+  const state = await schedules(dag, paused);
+  out(`${dagId} ${word}${state ? `; schedule ${state}` : ' (no schedule)'}`);
   return 0;
 }
 
@@ -183,7 +192,7 @@ export interface TaskLogGroups {
  * log also shows the poker's lines about its target (lib/cli/sensor-logs.ts).
  */
 export async function cmdLogs(
-  p: AwsPorts, logs: CloudWatchLogsClient, q: Omit<LogQuery, 'startTime' | 'endTime' | 'logGroupName'> & { groups: TaskLogGroups }, out: Out,
+  p: Ports, logs: CloudWatchLogsClient, q: Omit<LogQuery, 'startTime' | 'endTime' | 'logGroupName'> & { groups: TaskLogGroups }, out: Out,
 ): Promise<number> {
   if (q.tryNumber !== undefined && (!Number.isInteger(q.tryNumber) || q.tryNumber < 1)) {
     throw new InvalidInputError(`--try must be a positive integer, got ${q.tryNumber}`);
@@ -211,7 +220,7 @@ export async function cmdLogs(
 }
 
 /** The task's latest try, for a sensor whose registration line is in no log group (sensor-logs.ts). */
-async function currentTry(p: AwsPorts, q: { dagId: string; runId: string; taskId: string; tryNumber?: number }): Promise<CurrentTry | undefined> {
+async function currentTry(p: Ports, q: { dagId: string; runId: string; taskId: string; tryNumber?: number }): Promise<CurrentTry | undefined> {
   const ti = await p.store.getTask(q);
   if (!ti || (q.tryNumber !== undefined && q.tryNumber !== ti.tryNumber)) return undefined;
   const trigger = ti.state === 'sensing' ? await p.store.getTrigger(`${q.dagId}/${q.runId}/${q.taskId}`) : undefined;
@@ -224,7 +233,7 @@ function byTime(lines: Record<string, unknown>[]): Record<string, unknown>[] {
   return lines.map((l, i) => [l, i] as const).sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([l]) => l);
 }
 
-async function requireDag(p: AwsPorts, dagId: string): Promise<DagRecord> {
+async function requireDag(p: Ports, dagId: string): Promise<DagRecord> {
   const dag = await p.store.getDag(dagId);
   if (!dag) throw new NotFoundError(`unknown dag ${dagId}; push your DAGs with \`airless push <dir>\``);
   return dag;

@@ -11,7 +11,8 @@ import { localJobs } from './jobs.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { builtinSensors } from '../sensors/index.js';
 import { build, localDynamoStore, scheduleText, terminalLog } from './local.js';
-import { DEV_ANNOUNCE, startDevControl } from './dev-control.js';
+import { announceDev, DEV_ANNOUNCE, DEV_COMMAND_PATH } from './dev-control.js';
+import { capture, type CliIo } from './io.js';
 import { attachUi, type UiFlags } from './ui.js';
 import { eventLine } from './output.js';
 
@@ -43,9 +44,9 @@ export interface DevOptions {
 
 /**
  * @example
- * await cmdDev('dags', { dynamodbEndpoint: 'http://127.0.0.1:8000' });
+ * await cmdDev('dags', { dynamodbEndpoint: 'http://127.0.0.1:8000' }, main);
  */
-export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
+export async function cmdDev(dir: string, o: DevOptions, main: (argv: string[], io: CliIo) => Promise<number>): Promise<number> {
   const { version, manifest, bundles } = await build(dir, o.typecheck ?? true);
   const store = o.dynamodbEndpoint ? await localDynamoStore(o.dynamodbEndpoint, { tablePrefix: devTablePrefix(dir) }) : undefined;
   const clock = new SystemClock();
@@ -60,14 +61,15 @@ export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
   const changes = await rt.register(version);
   process.stdout.write(`airless dev: ${manifest.dags.length} DAGs from ${dir} (bundle ${version}; added ${changes.added.length}, updated ${changes.updated.length})\n`);
   for (const d of manifest.dags) process.stdout.write(`  ${d.dagId.padEnd(24)} ${scheduleText(d)}\n`);
-  const control = await startDevControl(rt.ports, log, dir);
-  // A port in use must end the command, not leave the control endpoint holding the process.
-  const ui = await attachUi(rt, o.ui ?? {}).catch(async (e: unknown) => {
-    await control.close();
+  // `--dev` command lines run here through the CLI's registry, on this dev's ports.
+  const devControl = (argv: string[]) => capture(main, argv, { dev: { ports: rt.ports, log } });
+  // A port in use ends the command, not a dev half started.
+  const ui = await attachUi(rt, o.ui ?? {}, { devControl }).catch((e: unknown) => {
     rt.stop();
     throw e;
   });
-  process.stdout.write(`control endpoint ${control.announcement.url} (token in ${DEV_ANNOUNCE}): airless trigger|runs|tasks|clear|pause|unpause|signal|logs ... --dev\n`);
+  const control = await announceDev(ui, dir);
+  process.stdout.write(`control endpoint ${ui.url}${DEV_COMMAND_PATH} (token in ${DEV_ANNOUNCE}): airless trigger|runs|tasks|clear|pause|unpause|signal|logs|backfill|assets ... --dev\n`);
   let current = version;
   const watcher = watchDags(dir, async () => {
     try {
@@ -99,7 +101,7 @@ export async function cmdDev(dir: string, o: DevOptions): Promise<number> {
     await rt.drain();
   } finally {
     watcher.close();
-    await control.close();
+    await control.remove();
     await ui.close();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

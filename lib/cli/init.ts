@@ -13,7 +13,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scaffoldFiles } from './init-files.js';
 import { UsageError } from './output.js';
-import { packageInfo } from './package-info.js';
+import { packageInfo } from '../package-info.js';
 
 type Pkg = Record<string, any>;
 

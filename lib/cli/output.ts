@@ -131,24 +131,12 @@ export function exitCodeFor(err: unknown): number {
 }
 
 /** Prints an error in one line (the cause too), never a stack trace unless AIRLESS_DEBUG is set. */
-export function printError(err: unknown): void {
+export function printError(err: unknown, write: (line: string) => void = (l) => void process.stderr.write(`${l}\n`)): void {
   const e = err as Error;
   const text = e?.message ?? String(err);
   let msg = text.startsWith('airless') ? text : `airless: ${text}`;
   const cause = (e as { cause?: Error })?.cause;
   if (cause?.message && !msg.includes(cause.message)) msg += ` (${cause.message.split('\n')[0]})`;
-  process.stderr.write(`${msg}\n`);
-  if (process.env.AIRLESS_DEBUG) process.stderr.write(`${e?.stack ?? ''}\n`);
-}
-
-/** Parses a JSON option, or fails as invalid input naming the option. */
-export function parseJsonOption(name: string, text: string | undefined): Record<string, unknown> | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const v = JSON.parse(text);
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
-    return v;
-  } catch (cause) {
-    throw new InvalidInputError(`--${name} must be a JSON object, got ${text}`, { cause });
-  }
+  write(msg);
+  if (process.env.AIRLESS_DEBUG) write(e?.stack ?? '');
 }

@@ -6,6 +6,7 @@
  * one-line usage error (exit 2) that names the option and the expected form.
  */
 import { parseArgs } from 'node:util';
+import type { CliIo } from './io.js';
 import { UsageError } from './output.js';
 
 export interface OptionSpec {
@@ -36,7 +37,15 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** Extra lines for `airless help <command>`. */
   details?: string;
-  run(args: string[], options: Record<string, any>): Promise<number>;
+  /** Runs with typed options; `io` says where lines go and, for `--dev` and stack commands, what they act on. */
+  run(args: string[], options: Record<string, any>, io: CommandIo): Promise<number>;
+}
+
+/** What a handler gets besides its arguments: the {@link CliIo} and the command line it came from (`--dev` forwards it). */
+export interface CommandIo extends CliIo {
+  argv: readonly string[];
+  /** The CLI itself, for a command that runs others' command lines (a dev answering `--dev`); passed in, so no module imports the entry. */
+  main(argv: string[], io: CliIo): Promise<number>;
 }
 
 /** Thrown by an option's `parse`: the expected form, without the option's name. */

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { InvalidInputError } from '../engine/index.js';
 import { startRehearsal } from '../rehearsal/rehearsal.js';
 import { runScenarios, SCENARIO_NAMES } from '../rehearsal/scenarios/index.js';
+import type { CliRunner } from '../rehearsal/scenarios/context.js';
 
 export interface RehearseOptions {
   scenarios?: string[];
@@ -23,9 +24,13 @@ export interface RehearseOptions {
   follow?: boolean;
   /** Where lines go. @default stdout */
   out?: (line: string) => void;
+  /** The CLI the scenarios drive (`capture` of the CLI's `main`); needed with scenarios. */
+  cli?: CliRunner;
   /** Resolves when a kept-up rehearsal should stop. @default SIGINT or SIGTERM */
   until?: Promise<void>;
 }
+
+const noCli: CliRunner = () => Promise.reject(new InvalidInputError('cmdRehearse: the scenarios need a CLI runner (options.cli)'));
 
 /**
  * @example
@@ -42,7 +47,7 @@ export async function cmdRehearse(o: RehearseOptions): Promise<number> {
 
   if (scenarios.length > 0) {
     const log = o.json ? (line: string) => void process.stderr.write(`${line}\n`) : out;
-    const summary = await runScenarios(scenarios, { stateDir, cdkOut: o.cdkOut, app: o.app, stackName: o.stack, onLogLine: follow }, log);
+    const summary = await runScenarios(scenarios, { stateDir, cdkOut: o.cdkOut, app: o.app, stackName: o.stack, onLogLine: follow }, log, { cli: o.cli ?? noCli });
     const ok = summary.scenarios.every((s) => s.ok) && summary.accessDenied === 0;
     const counts = new Map<string, number>();
     for (const d of summary.denied) {

@@ -10,13 +10,11 @@ import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from
 import { SecretsFile, secretsDir, type SecretKind } from '../adapters/secrets-local.js';
 import { UsageError } from './output.js';
 
-/** What a variables/connections handler reads and writes: the environment (AIRLESS_AWS_ENDPOINT...) and stdout; the rehearsal's scenarios pass their own. */
+/** What a variables/connections handler reads and writes: the environment (AIRLESS_AWS_ENDPOINT...) and where lines go (the command's io). */
 export interface SecretsIo {
   env: Record<string, string | undefined>;
   out: (line: string) => void;
 }
-
-export const STDIO: SecretsIo = { env: process.env, out: (line) => void process.stdout.write(`${line}\n`) };
 
 export type Backend = { where: 'local'; file: SecretsFile } | { where: 'aws'; aws: AwsSecrets };
 

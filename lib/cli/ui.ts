@@ -6,6 +6,7 @@
  */
 import { observeStore } from '../adapters/memory/observe.js';
 import type { ApiBackend } from '../api/backend.js';
+import type { DevControl } from '../api/routes-dev.js';
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { MemoryTaskLogs, type LogEntry, type TaskLogReader } from '../api/task-logs.js';
 import type { Ports } from '../engine/index.js';
@@ -45,7 +46,7 @@ function announce(api: ApiServer, what: string, out: (s: string) => void): void 
 export async function attachUi(
   rt: { ports: Ports; clock: { now(): number } },
   f: UiFlags,
-  opts: { env?: Record<string, string | undefined>; out?: (s: string) => void; name?: string } = {},
+  opts: { env?: Record<string, string | undefined>; out?: (s: string) => void; name?: string; devControl?: DevControl } = {},
 ): Promise<ApiServer> {
   const logs = new MemoryTaskLogs(() => rt.clock.now());
   rt.ports.log = logs.wrap(rt.ports.log);
@@ -56,7 +57,7 @@ export async function attachUi(
       timestamp: new Date(rt.clock.now()).toISOString(), level: 'info', event: `state ${e.from ? `${e.from} -> ` : ''}${e.ti.state}`,
     });
   });
-  const backend: ApiBackend = { ports: rt.ports, logs, name: opts.name ?? 'local', variables: await variableStore({}, opts.env ?? process.env), connections: await connectionStore({}, opts.env ?? process.env) };
+  const backend: ApiBackend = { ports: rt.ports, logs, name: opts.name ?? 'local', variables: await variableStore({}, opts.env ?? process.env), connections: await connectionStore({}, opts.env ?? process.env), ...(opts.devControl ? { devControl: opts.devControl } : {}) };
   const api = await startApiServer({ backend, ...serverOptions(f, opts.env ?? process.env), onError: (err) => process.stderr.write(`api error: ${String((err as Error)?.stack ?? err)}\n`) });
   announce(api, 'airless dev', opts.out ?? ((s) => void process.stdout.write(s)));
   return api;

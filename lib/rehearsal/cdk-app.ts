@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+// TEMPORARY (issue 25 §1): STACK_OUTPUTS moves to lib/adapters/aws/stack-contract.ts; re-point this import there.
 import { STACK_OUTPUTS } from '../cli/aws-stack.js';
 import { AirlessError, InvalidInputError } from '../engine/index.js';
 import { StackTemplate, type CfnTemplate } from './template.js';

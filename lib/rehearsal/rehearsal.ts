@@ -22,7 +22,7 @@ import { startServers, type LocalServers } from './servers.js';
 import { StackTemplate } from './template.js';
 import { AsyncInvoker, headWhenStored, matchesNotification, s3Event, sendDeadLetter, SqsPoller, throttled, type BucketNotification } from './triggers.js';
 import { buildFunctions } from './functions.js';
-import { packageInfo } from '../cli/package-info.js';
+import { packageInfo } from '../package-info.js';
 import { airlessStack, synth, type SynthOptions } from './cdk-app.js';
 import { wireEventsAndJobs } from './eventbridge.js';
 

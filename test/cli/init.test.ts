@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cmdInit } from '../../lib/cli/init.js';
 import { exitCodeFor } from '../../lib/cli/output.js';
-import { packageInfo } from '../../lib/cli/package-info.js';
+import { packageInfo } from '../../lib/package-info.js';
 
 const quiet = () => {};
 const read = (dir: string, f: string) => readFileSync(path.join(dir, f), 'utf8');

@@ -18,7 +18,7 @@ import { lambdaPorts } from '../../lib/adapters/aws/lambda.js';
 import { uploadBundle } from '../../lib/adapters/aws/s3-bundles.js';
 import type { AwsPorts } from '../../lib/adapters/aws/wiring.js';
 import { buildBundle } from '../../lib/build/index.js';
-import { runAwsCommand } from '../../lib/cli/aws.js';
+import { runCli } from '../../lib/cli/main.js';
 import { backfillRuns } from '../../lib/engine/index.js';
 import { deliverBatch, lambdaContext } from './support/sqs-lambda.js';
 import { startLocalAws, type LocalAws } from './support/local-aws.js';
@@ -31,14 +31,14 @@ describe.skipIf(!endpoint)('airless backfill --stack (CLI on DynamoDB Local, Lam
   let aws: LocalAws;
   let ports: AwsPorts;
   let savedEnv: NodeJS.ProcessEnv;
-  const lines: string[] = [];
-  const cli = async (o: Record<string, unknown>) => {
-    lines.length = 0;
-    const code = await runAwsCommand('backfill', [], { dag: 'bf_daily', from: Date.parse('2025-12-01'), to: Date.parse('2025-12-03'), ...o }, {
+  /** `airless backfill --dag bf_daily --from 2025-12-01 --to 2025-12-03 [flags]` against the stack. */
+  const cli = async (flags: string[]) => {
+    const r = await runCli(['backfill', '--dag', 'bf_daily', '--from', '2025-12-01', '--to', '2025-12-03', ...flags], {
       clients: { ...aws.clients, cloudformation: new CloudFormationClient({ region: 'us-east-1' }), logs: new CloudWatchLogsClient({ region: 'us-east-1' }), region: 'us-east-1' },
-      environment: {}, out: (l) => lines.push(l),
+      env: {},
     });
-    return { code, last: lines[lines.length - 1] ?? '' };
+    expect(r.stderr).toEqual([]);
+    return { code: r.code, last: r.stdout[r.stdout.length - 1] ?? '' };
   };
 
   beforeAll(async () => {
@@ -72,13 +72,13 @@ describe.skipIf(!endpoint)('airless backfill --stack (CLI on DynamoDB Local, Lam
   });
 
   it('dry run, then the backfill: the stack engine runs it one run at a time to its end', async () => {
-    const dry = await cli({ 'dry-run': true, json: true });
+    const dry = await cli(['--dry-run', '--json']);
     expect(dry.code).toBe(0);
     const plan = JSON.parse(dry.last);
     expect(plan.runs.map((r: { logicalDate: string }) => r.logicalDate)).toEqual(['2025-12-01T00:00:00.000Z', '2025-12-02T00:00:00.000Z', '2025-12-03T00:00:00.000Z']);
     expect(plan.estimate).toMatchObject({ tasks: 6, durationFrom: null, lambdaGbSeconds: null });
 
-    const created = await cli({ 'max-active-runs': 1 });
+    const created = await cli(['--max-active-runs', '1']);
     expect(created.code).toBe(0);
     expect(created.last).toBe('backfill 1 of bf_daily: running, 1/3 dates handled (1 created, 0 reprocessed, 0 skipped), 1 running, at most 1 at once');
 
@@ -101,7 +101,7 @@ describe.skipIf(!endpoint)('airless backfill --stack (CLI on DynamoDB Local, Lam
     for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!).toBeGreaterThanOrEqual(runs[i - 1].endedAt!);
     expect(await ports.store.listOpenBackfills()).toEqual([]);
 
-    const again = JSON.parse((await cli({ 'dry-run': true, json: true, reprocess: 'completed' })).last);
+    const again = JSON.parse((await cli(['--dry-run', '--json', '--reprocess', 'completed'])).last);
     expect(again.runs.map((r: { action: string; runId: string }) => [r.action, r.runId])).toEqual(runs.map((r) => ['reprocess', r.runId]));
     expect(again.estimate.durationFrom).toEqual({ runs: 3, tries: 6, memoryMb: 1024 });
     expect(again.estimate.lambdaGbSeconds).toBeGreaterThanOrEqual(0);

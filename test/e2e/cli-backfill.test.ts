@@ -112,7 +112,7 @@ describe('airless backfill (embedded)', () => {
 describe('airless backfill --dev', () => {
   it('creates the backfill in the running dev, whose engine runs it on real time', async () => {
     let out = '';
-    dev = spawn(process.execPath, [BIN, 'dev', DAGS, '--no-typecheck'], { cwd, env });
+    dev = spawn(process.execPath, [BIN, 'dev', DAGS, '--no-typecheck', '--port', '0'], { cwd, env });
     dev.stdout!.on('data', (d) => { out += d; });
     dev.stderr!.on('data', (d) => { out += d; });
     const until = async (what: () => boolean, label: string) => {

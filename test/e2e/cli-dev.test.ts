@@ -1,11 +1,12 @@
 /**
- * `airless dev` as a local control plane: it announces an endpoint, answers trigger,
+ * `airless dev` as a local control plane: it serves the UI, the REST API and the control
+ * route on one port and announces that port and the API's token, answers trigger,
  * runs, tasks, pause and signal with --dev, reloads when a DAG file changes (new runs use
  * the new version, the old run keeps its own), and says what it waits for on Ctrl-C.
  * The dev process runs on real time, so the test waits on its output, not on a clock.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,10 +46,17 @@ describe('airless dev control plane', () => {
     mkdirSync(path.dirname(dagFile), { recursive: true });
     writeFileSync(dagFile, source(`task('a', async () => 1);`));
     let out = '';
-    dev = spawn(process.execPath, [BIN, 'dev', 'dags', '--no-typecheck'], { cwd, env });
+    dev = spawn(process.execPath, [BIN, 'dev', 'dags', '--no-typecheck', '--port', '0'], { cwd, env });
     dev.stdout!.on('data', (d) => { out += d; });
     dev.stderr!.on('data', (d) => { out += d; });
     await until(() => existsSync(path.join(cwd, '.airless', 'dev.json')) && out.includes('control endpoint'), 'the announcement');
+    // One port: the announced URL is the UI's and REST API's, and its token is the API's.
+    const announced = JSON.parse(readFileSync(path.join(cwd, '.airless', 'dev.json'), 'utf8')) as { url: string; token: string };
+    expect(out).toContain(`UI and REST API (Airflow v2 subset) on ${announced.url}\n`);
+    expect(out).toContain(`control endpoint ${announced.url}/api/airless/dev/command`);
+    expect(out.match(/http:\/\/127\.0\.0\.1:\d+/g)!.every((u) => u === announced.url)).toBe(true);
+    const dags = await fetch(`${announced.url}/api/v2/dags`, { headers: { authorization: `Bearer ${announced.token}` } });
+    expect(((await dags.json()) as { dags: { dag_id: string }[] }).dags.map((d) => d.dag_id)).toEqual(['d']);
 
     const first = cli('trigger', 'd', '--dev');
     expect(first.code, first.err).toBe(0);

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AwsSecrets } from '../../lib/adapters/aws/secrets-aws.js';
-import { VARIABLES_VERBS } from '../../lib/cli/commands/variables.js';
+import { runCli } from '../../lib/cli/main.js';
 import { RehearsalClock } from '../../lib/rehearsal/clock.js';
 import { startFront } from '../../lib/rehearsal/front.js';
 import { LogSink } from '../../lib/rehearsal/logs.js';
@@ -148,14 +148,15 @@ describe('rehearsal gateway: SSM Parameter Store and Secrets Manager', () => {
   it('airless variables --stack writes under the prefix the stack outputs, and names a missing stack', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'airless-gw-settings-'));
     const front = await startFront({ gatewayUrl: gw.url, stackName: 'Team', outputs: { VariablesPrefix: '/team/vars/' }, logs: new LogSink(join(dir, 'logs'), new RehearsalClock(now)) });
-    const out: string[] = [];
-    const io = { env: { AIRLESS_AWS_ENDPOINT: front.url, AWS_ACCESS_KEY_ID: 'AKIACLI', AWS_SECRET_ACCESS_KEY: 'x' }, out: (l: string) => void out.push(l) };
+    const env = { AIRLESS_AWS_ENDPOINT: front.url, AWS_ACCESS_KEY_ID: 'AKIACLI', AWS_SECRET_ACCESS_KEY: 'x' };
     try {
-      expect(await VARIABLES_VERBS.set!(['owner', 'data-team'], { stack: 'Team' }, io)).toBe(0);
+      const set = await runCli(['variables', 'set', 'owner', 'data-team', '--stack', 'Team'], { env });
+      expect(set).toEqual({ code: 0, stdout: ['variable owner set'], stderr: [] });
       expect((await ssm.send(new GetParameterCommand({ Name: '/team/vars/owner' }))).Parameter?.Value).toBe('data-team');
-      expect(await VARIABLES_VERBS.get!(['owner'], { stack: 'Team' }, io)).toBe(0);
-      expect(out).toEqual(['variable owner set', 'data-team']);
-      await expect(VARIABLES_VERBS.get!(['owner'], { stack: 'Nope' }, io)).rejects.toThrow('stack Nope does not exist');
+      expect(await runCli(['variables', 'get', 'owner', '--stack', 'Team'], { env })).toEqual({ code: 0, stdout: ['data-team'], stderr: [] });
+      const nope = await runCli(['variables', 'get', 'owner', '--stack', 'Nope'], { env });
+      expect(nope.code).not.toBe(0);
+      expect(nope.stderr.join('\n')).toContain('stack Nope does not exist');
     } finally {
       await front.close();
       rmSync(dir, { recursive: true, force: true });

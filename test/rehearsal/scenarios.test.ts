@@ -11,6 +11,7 @@ import type { Decision } from '../../lib/rehearsal/gateway/index.js';
 import { PROJECT_ROOT, synth } from '../../lib/rehearsal/rehearsal.js';
 import { LEAST_PRIVILEGE_INPUTS, leastPrivilege, runScenarios, SCENARIO_APP, SCENARIO_CONTEXT, type Summary } from '../../lib/rehearsal/scenarios/index.js';
 import type { StackTemplate } from '../../lib/rehearsal/template.js';
+import { runCli } from '../../lib/cli/main.js';
 
 const dynamodbEndpoint = inject('dynamodbEndpoint');
 let work = '';
@@ -22,7 +23,7 @@ const passed = new Set<string>();
 let template: StackTemplate | undefined;
 
 async function scenario(name: string): Promise<Summary> {
-  const s = await runScenarios([name], { stateDir: join(work, 'state'), cdkOut, dynamodbEndpoint }, log);
+  const s = await runScenarios([name], { stateDir: join(work, 'state'), cdkOut, dynamodbEndpoint }, log, { cli: runCli });
   decisions.push(...s.decisions);
   template = s.template ?? template;
   expect(s.scenarios, lines.filter((l) => !l.startsWith('  ok')).join('\n')).toMatchObject([{ name, ok: true }]);

@@ -20,7 +20,7 @@ function deps(failing: string) {
     ran.push(name);
     if (name === failing) throw new ScenarioError('a 16-minute time sensor after a sensor resumes from a one-time schedule the poker created');
   }]));
-  return { ran, deps: { start: async () => fakeRehearsal(), synth: async (out: string) => out, scenarios, context: () => ({}) as ScenarioContext } };
+  return { ran, deps: { start: async () => fakeRehearsal(), synth: async (out: string) => out, scenarios, context: () => ({}) as ScenarioContext, cli: async () => ({ code: 0, stdout: [], stderr: [] }) } };
 }
 
 describe('runScenarios summary', () => {

@@ -10,10 +10,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { makeClients } from '../../lib/adapters/aws/clients.js';
 import { cmdLogs, fetchTaskLogs, logFilterPattern, parseLogLine } from '../../lib/cli/aws-ops.js';
 import { MemoryStore } from '../../lib/adapters/memory/store.js';
-import type { AwsPorts } from '../../lib/adapters/aws/wiring.js';
+import type { Ports } from '../../lib/engine/index.js';
 import { AwsConfigError, envFromOutputs, explainAwsError, functionLogGroups, queueArnFromUrl, workerLogGroup, type CliClients } from '../../lib/cli/aws-stack.js';
-import { runAwsCommand } from '../../lib/cli/aws.js';
-import { exitCodeFor, UsageError } from '../../lib/cli/output.js';
+import { runCli } from '../../lib/cli/main.js';
+import { exitCodeFor } from '../../lib/cli/output.js';
 
 const cf = mockClient(CloudFormationClient);
 const logsMock = mockClient(CloudWatchLogsClient);
@@ -34,15 +34,6 @@ function clients(): CliClients {
 
 function sdkError(name: string, message: string, status = 400): Error {
   return Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status }, $fault: 'client' });
-}
-
-async function failure(p: Promise<unknown>): Promise<{ message: string; code: number }> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
-  if (!e) throw new Error('expected a failure');
-  const message = (e as Error).message;
-  expect(message).not.toContain('\n');
-  expect(message).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
-  return { message, code: exitCodeFor(e) };
 }
 
 beforeEach(() => {
@@ -96,11 +87,18 @@ describe('stack outputs -> environment', () => {
 });
 
 describe('AWS errors in one line', () => {
-  const run = (stack?: string) => runAwsCommand('runs', ['etl_daily'], { stack }, { clients: clients(), environment: {}, out: () => {} });
+  /** `airless runs etl_daily [--stack NAME]`: its exit code and its one line on stderr. */
+  const run = async (stack?: string) => {
+    const r = await runCli(['runs', 'etl_daily', ...(stack ? ['--stack', stack] : [])], { clients: clients(), env: {} });
+    expect(r.stdout).toEqual([]);
+    expect(r.stderr).toHaveLength(1);
+    expect(r.stderr[0]).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
+    return { code: r.code, message: r.stderr[0]!.replace(/^airless: /, '') };
+  };
 
   it('a missing stack: exit 2 with a hint to deploy or pass --stack', async () => {
     cf.on(DescribeStacksCommand).rejects(sdkError('ValidationError', 'Stack with id Nope does not exist'));
-    const f = await failure(run('Nope'));
+    const f = await run('Nope');
     expect(f.code).toBe(2);
     expect(f.message).toMatch(/^stack Nope does not exist in this account and region; deploy it with `npx cdk deploy`, or pass --stack NAME/);
     expect(cf).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'Nope' });
@@ -108,35 +106,39 @@ describe('AWS errors in one line', () => {
 
   it('no credentials: exit 2 with a hint', async () => {
     cf.on(DescribeStacksCommand).rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
-    const f = await failure(run());
+    const f = await run();
     expect(f.code).toBe(2);
     expect(f.message).toMatch(/no AWS credentials found; set AWS_PROFILE/);
   });
 
   it('access denied: exit 2 naming the call', async () => {
     cf.on(DescribeStacksCommand).rejects(sdkError('AccessDenied', 'User: arn:aws:iam::1:user/x is not authorized to perform: cloudformation:DescribeStacks', 403));
-    const f = await failure(run());
+    const f = await run();
     expect(f.code).toBe(2);
     expect(f.message).toMatch(/^CloudFormation DescribeStacks Airless: access denied \(User: .* not authorized/);
   });
 
   it('an expired session: exit 2 with a hint to refresh', async () => {
     cf.on(DescribeStacksCommand).rejects(sdkError('ExpiredToken', 'The security token included in the request is expired'));
-    const f = await failure(run());
+    const f = await run();
     expect(f.code).toBe(2);
     expect(f.message).toMatch(/session has expired; refresh it/);
   });
 
   it('a server fault: exit 1', async () => {
     cf.on(DescribeStacksCommand).rejects(sdkError('InternalFailure', 'boom', 500));
-    const f = await failure(run());
+    const f = await run();
     expect(f.code).toBe(1);
     expect(f.message).toBe('CloudFormation DescribeStacks Airless failed: InternalFailure: boom');
   });
 
   it('an unknown command or missing argument is a usage error before any AWS call', async () => {
-    await expect(runAwsCommand('nope', [], {})).rejects.toThrow(UsageError);
-    await expect(runAwsCommand('tasks', ['etl_daily'], {})).rejects.toThrow(/needs <dag> <runId>/);
+    const nope = await runCli(['nope'], { clients: clients(), env: {} });
+    expect(nope.code).toBe(2);
+    expect(nope.stderr).toEqual([expect.stringMatching(/^airless: unknown command "nope"/)]);
+    const short = await runCli(['tasks', 'etl_daily'], { clients: clients(), env: {} });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toEqual([expect.stringMatching(/^airless tasks: missing <runId>/)]);
     expect(cf.calls()).toHaveLength(0);
   });
 
@@ -182,7 +184,7 @@ describe('airless logs of a batched sensor on a stack', () => {
       ev({ ...ids, timestamp: at(5), level: 'INFO', message: 'sensor condition met', hashcode: 'h1' }),
     ] });
     const out: string[] = [];
-    const p = { store } as unknown as AwsPorts;
+    const p = { store } as unknown as Ports;
     expect(await cmdLogs(p, new CloudWatchLogsClient({ region: 'eu-west-1' }), { dagId: 'd', runId: 'r', taskId: 'wait', groups: { worker: 'worker', poker: 'poker', tick: 'tick' } }, (l) => out.push(l))).toBe(0);
     expect(out.map((l) => l.replace(/^\S+ {2}/, ''))).toEqual([
       'INFO   try 1  sensor waits for the poker  {"hashcode":"h1","sensorType":"s3_key"}',
@@ -211,7 +213,7 @@ describe('airless logs of a batched sensor on a stack', () => {
       ev({ timestamp: new Date(T + 60_000).toISOString(), level: 'INFO', message: 'poke: not yet', hashcode: 'h2', waiters: 1 }),
     ] });
     const out: string[] = [];
-    await cmdLogs({ store } as unknown as AwsPorts, new CloudWatchLogsClient({ region: 'eu-west-1' }), { dagId: 'd', runId: 'r', taskId: 'root', groups: { worker: 'worker', poker: 'poker' } }, (l) => out.push(l));
+    await cmdLogs({ store } as unknown as Ports, new CloudWatchLogsClient({ region: 'eu-west-1' }), { dagId: 'd', runId: 'r', taskId: 'root', groups: { worker: 'worker', poker: 'poker' } }, (l) => out.push(l));
     expect(out.map((l) => l.replace(/^\S+ {2}/, '').replace(/ {2}\{.*$/, ''))).toEqual(['INFO   try 1  poke: not yet', 'INFO   try 1  sensor condition met']);
     expect(logsMock).toHaveReceivedCommandWith(FilterLogEventsCommand, { logGroupName: 'poker', filterPattern: '{ $.hashcode = "h2" }', startTime: T + 1_000, endTime: T + 180_000 });
   });

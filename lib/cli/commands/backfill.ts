@@ -1,7 +1,7 @@
 import { COMMON, isoDate, oneOf, wholeNumber } from '../options.js';
 import type { Command } from '../registry.js';
 import { UsageError } from '../output.js';
-import { DEV_OPTION, ENDPOINT } from './stack.js';
+import { DEV_OPTION, ENDPOINT, onTarget } from './stack.js';
 
 export const backfill: Command = {
   words: ['backfill'], args: [{ name: 'dir', optional: true }], group: 'local',
@@ -36,16 +36,12 @@ Examples:
     stack: COMMON.stack,
     endpoint: ENDPOINT,
   },
-  async run([dir], o) {
+  async run([dir], o, io) {
     const remote = o.dev || o.stack !== undefined || o.endpoint !== undefined;
     if (dir !== undefined && remote) throw new UsageError('airless backfill: give DIR for the embedded runtime, or --dev / --stack without DIR (see airless help backfill)');
-    if (o.dev) {
-      const { sendToDev } = await import('../dev-control.js');
-      return sendToDev({ command: 'backfill', args: [], options: o });
-    }
     if (dir === undefined) {
-      const { runAwsCommand } = await import('../aws.js');
-      return runAwsCommand('backfill', [], o);
+      const { cmdBackfillOn } = await import('../backfill.js');
+      return onTarget(o, io, (t) => cmdBackfillOn(t.ports, o, t.out));
     }
     const { cmdBackfillLocal } = await import('../backfill.js');
     return cmdBackfillLocal(dir, { ...o, timeWarp: o['time-warp'], concurrency: o.concurrency, typecheck: !o['no-typecheck'] });

@@ -7,15 +7,12 @@ import { connectionUri, parseConnection } from '../../adapters/secrets-parse.js'
 import { maskFields, type Connection } from '../../engine/index.js';
 import { UsageError } from '../output.js';
 import type { Command } from '../registry.js';
-import { backendFor, checkKey, SECRET_OPTIONS, STDIO, type SecretsIo } from '../secrets-backend.js';
+import { backendFor, checkKey, SECRET_OPTIONS, type SecretsIo } from '../secrets-backend.js';
 
 type Handler = (args: string[], o: Record<string, any>, io: SecretsIo) => Promise<number>;
-/** The handlers by verb, for callers that bring their own {@link SecretsIo}. */
-export const CONNECTIONS_VERBS: Record<string, Handler> = {};
 
 function command(verb: string, args: Command['args'], summary: string, run: Handler): Command {
-  CONNECTIONS_VERBS[verb] = run;
-  return { words: ['connections', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run: (a, o) => run(a, o, STDIO) };
+  return { words: ['connections', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run: (a, o, io) => run(a, o, io) };
 }
 
 /**

@@ -13,5 +13,5 @@ export const dev: Command = {
     'no-typecheck': COMMON.noTypecheck,
     ...UI_OPTIONS,
   },
-  run: ([dir], o) => cmdDev(dir, { dynamodbEndpoint: o['dynamodb-endpoint'], concurrency: o.concurrency, typecheck: !o['no-typecheck'], ui: uiFlags(o) }),
+  run: ([dir], o, io) => cmdDev(dir, { dynamodbEndpoint: o['dynamodb-endpoint'], concurrency: o.concurrency, typecheck: !o['no-typecheck'], ui: uiFlags(o) }, io.main),
 };

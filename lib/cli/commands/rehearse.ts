@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../../engine/index.js';
-import { packageInfo } from '../package-info.js';
+import { packageInfo } from '../../package-info.js';
+import { capture } from '../io.js';
 import type { Command } from '../registry.js';
 
 /**
@@ -49,11 +50,12 @@ export const rehearse: Command = {
     'cdk-out': { type: 'string', value: 'DIR', help: 'use an existing cdk.out instead of synthesizing' },
     'state-dir': { type: 'string', value: 'DIR', help: 'where logs and state go (default .airless/rehearsal)' },
   },
-  async run(_args, o) {
+  async run(_args, o, io) {
     const { cmdRehearse } = await loadRehearse();
     const code = await cmdRehearse({
       scenarios: o.scenario as string[] | undefined, json: o.json as boolean | undefined, timeWarp: o['time-warp'] as boolean | undefined,
       cdkOut: o['cdk-out'] as string | undefined, app: o.app as string | undefined, stack: o.stack as string | undefined, stateDir: o['state-dir'] as string | undefined, follow: o.follow as boolean | undefined,
+      cli: (argv, x) => capture(io.main, argv, x),
     });
     // Servers and threads are stopped; a lingering keep-alive socket must not hold the exit.
     setTimeout(() => process.exit(code), 200).unref();

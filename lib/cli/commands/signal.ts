@@ -1,9 +1,10 @@
-import { sendToDev } from '../dev-control.js';
+import { cmdSignal } from '../aws-ops.js';
 import { devTablePrefix } from '../dev.js';
-import { DEV_OPTION } from './stack.js';
+import { DEV_OPTION, onTarget } from './stack.js';
 import { cmdLocalSignal } from '../local.js';
 import { COMMON, httpUrl, jsonOrString } from '../options.js';
 import type { Command } from '../registry.js';
+import { ENDPOINT } from './stack.js';
 
 export const signal: Command = {
   words: ['signal'], args: [{ name: 'key' }], group: 'stack',
@@ -11,18 +12,14 @@ export const signal: Command = {
   details: 'With --dynamodb-endpoint URL --dir DIR it signals the `airless dev DIR` keeping its state there.',
   options: {
     stack: COMMON.stack,
-    payload: { type: 'string', value: 'JSON', help: 'the event payload (JSON; other text is sent as a string)' },
+    endpoint: ENDPOINT,
+    payload: { type: 'string', value: 'JSON', help: 'the event payload (JSON; other text is sent as a string)', parse: jsonOrString },
     'dynamodb-endpoint': { type: 'string', value: 'URL', help: 'signal a local `airless dev` using this DynamoDB', parse: httpUrl },
     dir: { type: 'string', value: 'DIR', help: 'with --dynamodb-endpoint: the DAG folder of that dev (default .)' },
     dev: DEV_OPTION,
   },
-  async run([key], o) {
-    if (o.dev) return sendToDev({ command: 'signal', args: [key], options: o });
-    if (o['dynamodb-endpoint']) {
-      const payload = o.payload === undefined ? undefined : jsonOrString(o.payload);
-      return cmdLocalSignal(o['dynamodb-endpoint'], key, payload, devTablePrefix(o.dir ?? '.'));
-    }
-    const { runAwsCommand } = await import('../aws.js');
-    return runAwsCommand('signal', [key], o);
+  async run([key], o, io) {
+    if (o['dynamodb-endpoint'] && !o.dev) return cmdLocalSignal(o['dynamodb-endpoint'], key!, o.payload, devTablePrefix(o.dir ?? '.'));
+    return onTarget(o, io, (t) => cmdSignal(t.ports, key!, o.payload, t.out));
   },
 };

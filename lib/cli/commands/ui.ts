@@ -1,6 +1,5 @@
 import { OptionError, type Command, type OptionSpec } from '../registry.js';
 import { wholeNumber } from '../options.js';
-import { checked } from './stack.js';
 import type { UiFlags } from '../ui.js';
 
 /** Where the UI and REST API listen; shared by `dev` and `ui`. */
@@ -9,6 +8,14 @@ export const UI_OPTIONS: Record<string, OptionSpec> = {
   host: { type: 'string', value: 'HOST', help: 'address to bind (default 127.0.0.1; anything else exposes the API beyond this machine)' },
   token: { type: 'string', value: 'T', help: 'API token (default AIRLESS_API_TOKEN, else a random one printed at start)', parse: checked(tokenText) },
 };
+
+/** Checks the text with `parse` but hands the handler the text itself (the server options take text). */
+function checked(parse: (text: string) => unknown): (text: string) => string {
+  return (text) => {
+    parse(text);
+    return text;
+  };
+}
 
 function tokenText(text: string): string {
   if (text.length < 8) throw new OptionError('must be at least 8 characters');

@@ -5,15 +5,12 @@ import { isSensitiveKey } from '../../engine/index.js';
 import { variableText } from '../../adapters/secrets-local.js';
 import { UsageError } from '../output.js';
 import type { Command } from '../registry.js';
-import { backendFor, checkKey, SECRET_OPTIONS, STDIO, type SecretsIo } from '../secrets-backend.js';
+import { backendFor, checkKey, SECRET_OPTIONS, type SecretsIo } from '../secrets-backend.js';
 
 type Handler = (args: string[], o: Record<string, any>, io: SecretsIo) => Promise<number>;
-/** The handlers by verb, for callers that bring their own {@link SecretsIo}. */
-export const VARIABLES_VERBS: Record<string, Handler> = {};
 
 function command(verb: string, args: Command['args'], summary: string, run: Handler): Command {
-  VARIABLES_VERBS[verb] = run;
-  return { words: ['variables', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run: (a, o) => run(a, o, STDIO) };
+  return { words: ['variables', verb], args, summary, group: 'local', options: { ...SECRET_OPTIONS }, run: (a, o, io) => run(a, o, io) };
 }
 
 export const variablesSet = command('set', [{ name: 'key' }, { name: 'value' }], 'set an Airflow variable (local .airless/variables.json, or --stack)', async ([key, value], o, { env, out }) => {

@@ -1,14 +1,15 @@
 /**
  * What a scenario gets: the running rehearsal, the real CLI (in process, against the
  * rehearsal's endpoint, on its clock), and ports on the local servers for checking state.
+ * The CLI comes in as a {@link CliRunner} from whoever starts the scenarios (`airless
+ * rehearse`, the tests): the rehearsal imports nothing of lib/cli but the stack's output
+ * names, which move to lib/adapters/aws/stack-contract.ts (issue 25 §1).
  */
-import { runAwsCommand } from '../../cli/aws.js';
-import { CONNECTIONS_VERBS } from '../../cli/commands/connections.js';
-import { VARIABLES_VERBS } from '../../cli/commands/variables.js';
+// TEMPORARY (issue 25 §1): envFromOutputs moves to lib/adapters/aws/stack-contract.ts; re-point this import there.
 import { envFromOutputs } from '../../cli/aws-stack.js';
 import { awsPorts, type AwsPorts } from '../../adapters/aws/wiring.js';
 import { AirlessError } from '../../engine/index.js';
-import type { TaskInstance } from '../../engine/index.js';
+import type { Clock, TaskInstance } from '../../engine/index.js';
 import type { Rehearsal } from '../rehearsal.js';
 import { waitOnClock } from '../clock.js';
 
@@ -16,6 +17,27 @@ export interface CliResult {
   code: number;
   out: string[];
   error?: string;
+}
+
+/**
+ * Runs one `airless` command line in process and captures its lines: `env` is its
+ * environment, `clock` the clock of the ports it opens (the rehearsal's virtual one).
+ * lib/cli's `runCli` is one.
+ */
+export type CliRunner = (
+  argv: string[],
+  io: { env: Record<string, string | undefined>; clock?: Clock },
+) => Promise<{ code: number; stdout: string[]; stderr: string[] }>;
+
+/** `cli('trigger', ['etl'], { conf: '{}', json: true })` as the command line `trigger etl --conf {} --json`. */
+export function commandLine(cmd: string, args: readonly string[], options: Record<string, unknown>): string[] {
+  const argv = [...cmd.split(' '), ...args];
+  for (const [k, v] of Object.entries(options)) {
+    if (v === undefined || v === false) continue;
+    argv.push(`--${k}`);
+    if (v !== true) argv.push(String(v));
+  }
+  return argv;
 }
 
 export interface ScenarioContext {
@@ -46,7 +68,7 @@ export type Scenario = (ctx: ScenarioContext) => Promise<void>;
 /** A scenario's step failed. */
 export class ScenarioError extends AirlessError {}
 
-export function scenarioContext(r: Rehearsal, log: (line: string) => void): ScenarioContext {
+export function scenarioContext(r: Rehearsal, log: (line: string) => void, runner: CliRunner): ScenarioContext {
   const env = envFromOutputs(r.outputs, { stackName: r.template.stackName, region: 'us-east-1' });
   const clock = { now: () => r.clock.now(), sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
   const silent = { info: () => {}, warn: () => {}, error: () => {} };
@@ -56,19 +78,11 @@ export function scenarioContext(r: Rehearsal, log: (line: string) => void): Scen
     ports,
     log,
     async cli(cmd, args, options = {}) {
-      const out: string[] = [];
-      const environment = { AIRLESS_AWS_ENDPOINT: r.endpoint, AWS_ACCESS_KEY_ID: 'AKIACLIREHEARSAL0000', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'us-east-1' };
-      const settings = cmd === 'variables' ? VARIABLES_VERBS[args[0] ?? ''] : cmd === 'connections' ? CONNECTIONS_VERBS[args[0] ?? ''] : undefined;
-      try {
-        const code = settings
-          ? await settings(args.slice(1), { ...options }, { env: environment, out: (line) => void out.push(line) })
-          : await runAwsCommand(cmd, args, { stack: r.template.stackName, ...options }, { environment, out: (line) => void out.push(line), clock });
-        log(`$ airless ${cmd} ${args.join(' ')}\n${out.map((l) => `  ${l}`).join('\n')}`);
-        return { code, out };
-      } catch (e) {
-        log(`$ airless ${cmd} ${args.join(' ')} -> ${(e as Error).message}`);
-        return { code: 2, out, error: (e as Error).message };
-      }
+      const env = { AIRLESS_AWS_ENDPOINT: r.endpoint, AWS_ACCESS_KEY_ID: 'AKIACLIREHEARSAL0000', AWS_SECRET_ACCESS_KEY: 'x', AWS_REGION: 'us-east-1' };
+      const { code, stdout, stderr } = await runner(commandLine(cmd, args, { stack: r.template.stackName, ...options }), { env, clock });
+      const shown = [...stdout.map((l) => `  ${l}`), ...stderr.map((l) => `  ! ${l}`)];
+      log(`$ airless ${cmd} ${args.join(' ')}${shown.length ? `\n${shown.join('\n')}` : ''}`);
+      return { code, out: stdout, ...(stderr.length ? { error: stderr.join('\n') } : {}) };
     },
     check(ok, what) {
       if (!ok) throw new ScenarioError(what);

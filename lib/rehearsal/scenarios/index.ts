@@ -10,7 +10,7 @@ import type { Decision } from '../gateway/index.js';
 import { analyzeGrants, type GrantReport } from '../least-privilege.js';
 import { PROJECT_ROOT, startRehearsal, synth, type Rehearsal, type RehearsalOptions } from '../rehearsal.js';
 import type { StackTemplate } from '../template.js';
-import { scenarioContext, type Scenario } from './context.js';
+import { scenarioContext, type CliRunner, type Scenario } from './context.js';
 import { faults } from './faults.js';
 import { jobs } from './jobs.js';
 import { paths } from './paths.js';
@@ -62,14 +62,16 @@ export interface ScenarioDeps {
   synth: typeof synth;
   scenarios: Record<string, Scenario>;
   context: typeof scenarioContext;
+  /** The CLI the scenarios drive, given by whoever runs them (lib/cli/rehearse.ts, the tests): the rehearsal imports no CLI. */
+  cli: CliRunner;
 }
 
 /**
  * @example
- * const summary = await runScenarios(['readme'], { stateDir: '.airless/rehearsal', cdkOut: 'cdk.out' }, console.log);
+ * const summary = await runScenarios(['readme'], { stateDir: '.airless/rehearsal', cdkOut: 'cdk.out' }, console.log, { cli: runCli });
  */
 export async function runScenarios(
-  names: readonly string[], base: Omit<RehearsalOptions, 'timeWarp' | 'startAt'>, log: (line: string) => void, deps: Partial<ScenarioDeps> = {},
+  names: readonly string[], base: Omit<RehearsalOptions, 'timeWarp' | 'startAt'>, log: (line: string) => void, deps: Partial<ScenarioDeps> & Pick<ScenarioDeps, 'cli'>,
 ): Promise<Summary> {
   const d: ScenarioDeps = { start: startRehearsal, synth, scenarios: SCENARIOS, context: scenarioContext, ...deps };
   for (const n of names) {
@@ -94,7 +96,7 @@ export async function runScenarios(
     try {
       r = await d.start({ ...base, cdkOut, stateDir: join(base.stateDir, name), timeWarp: true, startAt: SCENARIO_START });
       log(`scenario ${name}: rehearsal up at ${r.endpoint}`);
-      await d.scenarios[name]!(d.context(r, log));
+      await d.scenarios[name]!(d.context(r, log, d.cli));
       result.ok = true;
     } catch (e) {
       result.error = (e as Error).message;

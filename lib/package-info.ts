@@ -36,7 +36,7 @@ export function packageInfo(): PackageInfo {
       }
     }
     const up = path.dirname(dir);
-    if (up === dir) return { version: '0.0.0', root: path.resolve(start, '..', '..'), dependencies: {}, devDependencies: {}, peerDependencies: {} };
+    if (up === dir) return { version: '0.0.0', root: path.resolve(start, '..'), dependencies: {}, devDependencies: {}, peerDependencies: {} };
     dir = up;
   }
 }
