@@ -266,7 +266,7 @@ export async function startFresh(p: Ports, rc: RunCtx): Promise<void> {
 }
 
 /** What mapping-settle.ts calls back (it cannot import this module). */
-const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask, wakeReady };
+const MAPPING_OPS: SettleOps = { decideTask, afterTerminal };
 
 /**
  * Creates the tasks that may run as soon as the run does (roots, `always` tasks). A plain
