@@ -15,6 +15,15 @@ function engineFiles(dir = ENGINE): string[] {
     e.isDirectory() ? engineFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []);
 }
 
+describe('the engine in layers (docs/adr/0026)', () => {
+  it('holds only its two entries at the top; every module sits in a layer folder', () => {
+    const top = readdirSync(ENGINE, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
+    expect(top).toEqual(['index.ts', 'ports-index.ts']);
+    const folders = readdirSync(ENGINE, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    expect(folders).toEqual(['flow', 'handlers', 'model', 'rules', 'write']);
+  });
+});
+
 describe('one writer of task state', () => {
   it('only transition.ts writes task instances', () => {
     const writers = engineFiles()
