@@ -1,6 +1,6 @@
 /**
  * The engine's shape (docs/adr/0009): one writer of task state. A change violates this
- * when engine code other than lib/engine/transition.ts writes a task instance, so a
+ * when engine code other than lib/engine/write/transition.ts writes a task instance, so a
  * transition could skip the table, the field resets or the slot counter.
  */
 import { readdirSync, readFileSync } from 'node:fs';
