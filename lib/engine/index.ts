@@ -10,7 +10,6 @@ export * from './model/errors.js';
 export type * from './model/context.js';
 export { handleMessage } from './handlers/dispatch.js';
 export { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from './model/messages.js';
-export { handleTask } from './handlers/worker.js';
 export { reconcile, type ReconcileReport } from './flow/reconcile.js';
 export { pokeShard, type PokeReport } from './flow/poke.js';
 export { sendSignal } from './flow/waiting.js';
@@ -26,7 +25,7 @@ export {
   triggerRun,
   type TriggerOptions,
 } from './flow/runs.js';
-export { advanceRun, completeRunIfDone } from './flow/settle.js';
+export { advanceRun } from './flow/settle.js';
 export { evaluateTriggerRule } from './rules/trigger-rules.js';
 export { decideRunState } from './rules/run-state.js';
 export { deepFreeze } from './rules/freeze.js';
@@ -52,10 +51,9 @@ export { idProblem } from './rules/validate.js';
 export { RUN_ID_PATTERN, runIdProblem, runIdRule } from './rules/ids.js';
 export { depthProblem, MAX_VALUE_DEPTH } from './rules/values.js';
 export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './rules/pool-limits.js';
-export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './rules/mapping-ids.js';
+export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, shardCount, shardWant, type MapOutcome } from './rules/mapping-ids.js';
 export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './rules/secrets-mask.js';
 export { elementAt, mapLength, namedSources } from './rules/mapping-ids.js';
-export { envKey } from './flow/secrets.js';
 export { instanceValue } from './flow/mapping-values.js';
 export * from './model/backfill.js';
 export { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, setBackfillPaused, type BackfillRequest, type DatePlan } from './flow/backfill.js';
@@ -63,12 +61,12 @@ export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfi
 export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
 export { PRICES, usd, type Price } from './rules/prices.js';
-export { checkPokerSchedules, ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';
+export { checkPokerSchedules, ensurePokerOn } from './flow/poker-schedule.js';
 export * from './model/assets.js';
 export { assetEventHash, assetEventId, assetEventRef, assetGroupProblem, assetId, assetNameProblem, normalizeAssetUri, parseAssetEventRef } from './rules/asset-uri.js';
 export { conditionUris, describeCondition, evaluateCondition } from './rules/asset-condition.js';
-export { eventSources, fieldAt, watcherHit, watcherProblem, watcherSource, type ExternalAssetEvent, type WatcherHit } from './rules/asset-watchers.js';
-export { extraProblem, evaluateAssetQueue, recordAssetEvent, MAX_EVENT_EXTRA_BYTES, type NewAssetEvent, type RecordedAssetEvent } from './flow/assets.js';
+export { watcherProblem, type ExternalAssetEvent, type WatcherHit } from './rules/asset-watchers.js';
+export { extraProblem, evaluateAssetQueue, recordAssetEvent, type NewAssetEvent, type RecordedAssetEvent } from './flow/assets.js';
 export { assetRecords } from './flow/asset-registry.js';
 export { ingestExternalEvent, type IngestReport } from './handlers/asset-ingest.js';
 export { handleEvent, type EventReport } from './handlers/events.js';
