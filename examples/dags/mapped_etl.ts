@@ -16,7 +16,7 @@ export default dag('mapped_etl', {
     pool: 'warehouse', poolSlots: 1, priorityWeight: 5, maxActiveTisPerDagrun: 2,
     onRetry: async (ctx) => {}, onFailure: async (ctx) => {}, onSuccess: async (ctx) => {},
   }).expand(list());                                // one task instance per element of list's output; ctx.mapIndex is 0, 1, 2; adds the dependency list -> size
-  const pairs = task('pair', async (ctx, a: { x: number; y: string }) => `${a.x}${a.y}`)
+  task('pair', async (ctx, a: { x: number; y: string }) => `${a.x}${a.y}`)
     .expand({ x: [1, 2], y: ['p', 'q'] });          // several keys: the cross product (4 instances), as Airflow
   const total = task('total', async (_ctx, { sizes }: { sizes: number[] }) => sizes.reduce((s, n) => s + n, 0));
   const t = total({ sizes });                       // a mapped task's output: its values in map-index order

@@ -6,7 +6,7 @@
 import type { DagRun, DagSpec } from '../engine/index.js';
 import { needDag, type ApiBackend } from './backend.js';
 import { invalid } from './http.js';
-import { enumQuery, intQuery, likeMatcher, listQuery, onlyFields, page, rangeQuery, sorter } from './params.js';
+import { enumQuery, intQuery, likeMatcher, onlyFields, page, rangeQuery, sorter } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { dagRunJson } from './shapes.js';
 

@@ -7,11 +7,10 @@ import path from 'node:path';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { buildBundle, buildToLocalVersion, bundleVersion, LocalBundleSource } from '../build/index.js';
 import { defaultCacheDir } from '../build/index.js';
-import { NotFoundError } from '../engine/index.js';
-import type { DagSpec, Manifest, TaskInstance } from '../engine/index.js';
+import type { DagSpec, Manifest } from '../engine/index.js';
 import { DEFAULT_CONFIG, type Store } from '../engine/index.js';
 import { nextTick, onceTick } from '../engine/index.js';
-import { table, timestamp, XCOM_TEXT_MAX } from './output.js';
+import { table, timestamp } from './output.js';
 import { displayText } from '../adapters/xcom-display.js';
 import { describeCondition } from '../engine/index.js';
 

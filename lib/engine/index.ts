@@ -1,15 +1,15 @@
 /**
  * The Airless engine: pure orchestration logic over ports. Runtimes (the embedded
- * runtime, the Lambda handlers) build {@link Ports} and call these functions.
+ * runtime, the Lambda handlers), the CLI and the API build {@link Ports} and call these
+ * functions. What adapters implement is the second entry, ./ports-index.ts, re-exported here.
  */
-export * from './model/ports.js';
+export * from './ports-index.js';
 export * from './model/types.js';
 export * from './model/states.js';
 export * from './model/errors.js';
 export type * from './model/context.js';
 export { handleMessage } from './handlers/dispatch.js';
 export { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from './model/messages.js';
-export { handleTask } from './handlers/worker.js';
 export { reconcile, type ReconcileReport } from './flow/reconcile.js';
 export { pokeShard, type PokeReport } from './flow/poke.js';
 export { sendSignal } from './flow/waiting.js';
@@ -25,7 +25,7 @@ export {
   triggerRun,
   type TriggerOptions,
 } from './flow/runs.js';
-export { advanceRun, completeRunIfDone } from './flow/settle.js';
+export { advanceRun } from './flow/settle.js';
 export { evaluateTriggerRule } from './rules/trigger-rules.js';
 export { decideRunState } from './rules/run-state.js';
 export { deepFreeze } from './rules/freeze.js';
@@ -51,33 +51,24 @@ export { idProblem } from './rules/validate.js';
 export { RUN_ID_PATTERN, runIdProblem, runIdRule } from './rules/ids.js';
 export { depthProblem, MAX_VALUE_DEPTH } from './rules/values.js';
 export { checkPools, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from './rules/pool-limits.js';
-export type * from './model/mapping-store.js';
-export type * from './model/run-ends-store.js';
-export type * from './model/run-slots-store.js';
-export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, parseInstanceId, shardCount, shardWant, type MapOutcome } from './rules/mapping-ids.js';
+export { MAP_OUTCOMES, baseTaskId, instanceId, isInstanceId, shardCount, shardWant, type MapOutcome } from './rules/mapping-ids.js';
 export { hasSecrets, isSensitiveKey, maskFields, maskSecret, redact, redactDeep } from './rules/secrets-mask.js';
 export { elementAt, mapLength, namedSources } from './rules/mapping-ids.js';
-export { envKey } from './flow/secrets.js';
 export { instanceValue } from './flow/mapping-values.js';
 export * from './model/backfill.js';
-export type * from './model/backfill-store.js';
 export { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, setBackfillPaused, type BackfillRequest, type DatePlan } from './flow/backfill.js';
 export { CONFIRM_ABOVE, MAX_BACKFILL_DATES, backfillRunId } from './rules/backfill.js';
 export { backfillCost, type BackfillCost } from './flow/backfill-cost.js';
 export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, type RequestCost } from './rules/cost-model.js';
 export { PRICES, usd, type Price } from './rules/prices.js';
-export type * from './model/poker-state.js';
-export type * from './model/prev-success.js';
-export { checkPokerSchedules, ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';
+export { checkPokerSchedules, ensurePokerOn } from './flow/poker-schedule.js';
 export * from './model/assets.js';
-export type * from './model/asset-store.js';
 export { assetEventHash, assetEventId, assetEventRef, assetGroupProblem, assetId, assetNameProblem, normalizeAssetUri, parseAssetEventRef } from './rules/asset-uri.js';
 export { conditionUris, describeCondition, evaluateCondition } from './rules/asset-condition.js';
-export { eventSources, fieldAt, watcherHit, watcherProblem, watcherSource, type ExternalAssetEvent, type WatcherHit } from './rules/asset-watchers.js';
-export { extraProblem, evaluateAssetQueue, recordAssetEvent, MAX_EVENT_EXTRA_BYTES, type NewAssetEvent, type RecordedAssetEvent } from './flow/assets.js';
+export { watcherProblem, type ExternalAssetEvent, type WatcherHit } from './rules/asset-watchers.js';
+export { extraProblem, evaluateAssetQueue, recordAssetEvent, type NewAssetEvent, type RecordedAssetEvent } from './flow/assets.js';
 export { assetRecords } from './flow/asset-registry.js';
 export { ingestExternalEvent, type IngestReport } from './handlers/asset-ingest.js';
-export type * from './model/events.js';
 export { handleEvent, type EventReport } from './handlers/events.js';
 export { checkEventWait, eventKeys, eventProblem, MAX_CANDIDATES, patternKey, waitPattern } from './rules/event-key.js';
 export { matchesPattern, validatePattern } from './rules/event-pattern.js';

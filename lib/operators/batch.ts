@@ -7,7 +7,7 @@
 import type * as Sdk from '@aws-sdk/client-batch';
 import type { SubmitJobCommandInput } from '@aws-sdk/client-batch';
 import type { AwsEvent, JobRef, JobStatus, JobSubmission } from '../engine/index.js';
-import { awsFailure, call, clientConfig, consoleUrl, envelope, lazySdk, logStreamUrl, reasonOf, regionOf, type JobService } from './shared.js';
+import { call, clientConfig, consoleUrl, envelope, lazySdk, logStreamUrl, reasonOf, regionOf, type JobService } from './shared.js';
 
 export const SOURCE = 'aws.batch';
 export const DETAIL_TYPE = 'Batch Job State Change';

@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
 import { AirlessError } from '../engine/index.js';
 import { RehearsalClock } from './clock.js';
-import { startFront, type Front } from './front.js';
+import { startFront } from './front.js';
 import { startGateway, type Decision, type Gateway } from './gateway/index.js';
 import { RehearsalFunction } from './lambda.js';
 import { LogSink } from './logs.js';

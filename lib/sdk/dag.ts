@@ -14,7 +14,7 @@ import { declareGroup, TaskGroupHandle } from './groups.js';
 import { markSetup, markTeardown, shortCircuitTask } from './flow.js';
 import { callTask, expandTask, type ExpandMode } from './taskflow.js';
 import { wrapBody } from './taskflow-run.js';
-import { nodeTasks, outputDraft, outputNode } from './outputs.js';
+import { nodeTasks, outputNode } from './outputs.js';
 import { collectCallbacks, DAG_CALLBACK_OPTIONS, TASK_CALLBACK_OPTIONS } from './callbacks.js';
 import { assetScheduleSpec, assetSpecOf, isAssetDefinition, isAssetSchedule, type AssetDefinition } from './assets.js';
 import { isOperatorBody, operatorTask } from './operators.js';

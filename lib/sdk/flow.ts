@@ -1,7 +1,7 @@
 /**
  * Authoring of the flow between tasks: `chain` and `chainLinear`, setup/teardown tasks and
- * short-circuits (their run-time semantics live in lib/engine/setup-teardown.ts and
- * lib/engine/short-circuit.ts).
+ * short-circuits (their run-time semantics live in lib/engine/rules/setup-teardown.ts and
+ * lib/engine/flow/short-circuit.ts).
  */
 import { InvalidDagError } from '../engine/index.js';
 import type { DagDraft } from './dag.js';

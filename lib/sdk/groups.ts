@@ -8,7 +8,7 @@
 import { idProblem } from '../engine/index.js';
 import { linkBefore, type DagDraft } from './dag.js';
 import type { LinkArg } from './edges.js';
-import type { DagBuilder, GroupHandle, Linkable, Params, TaskGroupOptions, TaskHandle, TaskOptions } from './types.js';
+import type { DagBuilder, GroupHandle, Params, TaskGroupOptions, TaskHandle, TaskOptions } from './types.js';
 
 interface Scope {
   groupId: string;

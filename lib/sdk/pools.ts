@@ -1,6 +1,6 @@
 /**
  * `definePool` and the pool, priority and per-task concurrency options of a task, as a
- * DAG author writes them. What they do at run time: lib/engine/pools.ts and
+ * DAG author writes them. What they do at run time: lib/engine/flow/pools.ts and
  * docs/pools.md.
  */
 import { InvalidDagError, isLimited, poolProblem, priorityWeights, WEIGHT_RULES, type WeightRule } from '../engine/index.js';

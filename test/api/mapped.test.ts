@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dag } from '../../lib/sdk/index.js';
-import { apiOverRuntime, errorText } from './support.js';
+import { apiOverRuntime } from './support.js';
 
 const mapped = dag('mapped_api', { schedule: null }, ({ task }) => {
   const list = task('list_files', async () => ['a.csv', 'bb.csv', 'ccc.csv']);

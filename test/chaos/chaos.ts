@@ -10,7 +10,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, closeSync } from 'node:fs';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@ export const CHAOS_CONFIG: EngineConfig = {
   shards: 2,
   leaseMarginMs: 1_000,
   defaultLeaseMs: 4_000,
-  // Re-sends back off exponentially now (lib/engine/recover.ts), so a short first wait
+  // Re-sends back off exponentially now (lib/engine/flow/recover.ts), so a short first wait
   // no longer floods a backlog with copies (the requeue storm of ADR 0005).
   requeueAfterMs: 5_000,
   // A timer lost to a kill is fired by reconcile this long after its time.

@@ -1,5 +1,5 @@
 /**
- * redactDeep (lib/engine/secrets-mask.ts) over any value XCom keeps: cycles, Maps, Sets,
+ * redactDeep (lib/engine/rules/secrets-mask.ts) over any value XCom keeps: cycles, Maps, Sets,
  * any depth (issue 19, defect 1: once a secret had been read, a circular return value
  * failed its try with a stack overflow). Engine behaviour on both stores (ENGINE_SUITES).
  */

@@ -3,7 +3,7 @@
  * Airflow's `TriggerRuleDep._evaluate_direct_relatives` (airflow-core, 3.x): first the
  * state change it makes when `flag_upstream_failed` is set (SKIPPED / UPSTREAM_FAILED),
  * then whether the dependency passes. Tests compare the engine with it; it shares no
- * code with lib/engine/trigger-rules.ts on purpose.
+ * code with lib/engine/rules/trigger-rules.ts on purpose.
  */
 import type { TriggerRule } from '../../lib/engine/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * The mapping operations of the Store port on DynamoDB (lib/engine/mapping-store.ts).
+ * The mapping operations of the Store port on DynamoDB (lib/engine/model/mapping-store.ts).
  * Counts live in the kv table, outside the run's task partition: one summary item
  * `M:[dag,run,task]` (shard count `want`, closed shards `closed` as a number set) and one
  * item per 100 instances `m:[dag,run,task,shard]` (`want`, and a number set of map indexes

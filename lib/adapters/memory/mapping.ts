@@ -1,5 +1,5 @@
 /**
- * The mapping operations of the Store port in process (lib/engine/mapping-store.ts), with
+ * The mapping operations of the Store port in process (lib/engine/model/mapping-store.ts), with
  * the same set semantics as the DynamoDB items (lib/adapters/aws/dynamo-mapping.ts).
  */
 import { MAP_OUTCOMES, shardCount, shardWant, type MapOutcome, type MapShardState, type TaskInstance, type TaskKey } from '../../engine/index.js';

@@ -12,7 +12,7 @@
 import { NotFoundError } from '../model/errors.js';
 import type { DagRecord, DagRun } from '../model/types.js';
 import type { Ports, RunPatch } from '../model/ports.js';
-import { advanceRun, startFresh } from './settle.js';
+import { startFresh } from './settle.js';
 import { freeEndedBackfillSlots } from './run-slots.js';
 import { clearTasks } from './runs.js';
 import { runTimeoutPatch } from './run-timeout.js';

@@ -6,7 +6,7 @@
  * runs again, queues its cleared instances (mapping-expand.ts). The expansion is not
  * recomputed: the instances keep their elements (docs/mapping.md says so).
  */
-import { downstreamClosure, taskSpec, type RunCtx } from '../rules/dag-index.js';
+import { downstreamClosure, type RunCtx } from '../rules/dag-index.js';
 import { baseTaskId, isInstanceId, parseInstanceId, shardOfIndex } from '../rules/mapping-ids.js';
 import type { DagSpec, TaskInstance } from '../model/types.js';
 import type { Ports } from '../model/ports.js';

@@ -13,14 +13,15 @@ import { MAP_ITEM_KEY } from './mapping-values.js';
 import { resolveSource } from './inputs.js';
 import type { TaskInstance, TaskSpec } from '../model/types.js';
 import type { Ports, TaskMessage } from '../model/ports.js';
-import { afterTerminal, decideTask, queueTask, wakeReady } from './settle.js';
+import { afterTerminal, decideTask } from './settle.js';
+import { queueTask } from './queue-task.js';
 import { annotate, createTask, keyOf, retainUntil } from '../write/transition.js';
 import { limitsApply } from '../rules/pool-limits.js';
 import { failTry, finishTask } from './worker-finish.js';
 
 /** Instances created per step of the cursor (puts in flight at once). */
 export const EXPAND_CHUNK = 100;
-const OPS = { decideTask, afterTerminal, queueTask, wakeReady };
+const OPS = { decideTask, afterTerminal };
 
 /** True for the mapped task itself (not one of its instances). */
 export function isMappedParent(t: TaskSpec, ti: TaskInstance): boolean {
@@ -121,7 +122,7 @@ async function createInstances(p: Ports, rc: RunCtx, t: TaskSpec, parent: TaskIn
       else if (r.ok) messages.push({ kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId: id, tryNumber: 1 });
     }));
     if (messages.length > 0) await p.queue.send(messages);
-    for (const ti of waiting) await OPS.queueTask(p, rc, ti);
+    for (const ti of waiting) await queueTask(p, rc, ti);
     const r = await annotate(p, parent, { mapCursor: end });
     if (!r.ok) return undefined;
     parent = r.item;

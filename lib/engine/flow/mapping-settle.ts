@@ -6,8 +6,10 @@
  * outcome per shard (`size#failed`, read by mappedView), so rules that can decide early
  * (`one_failed`, `all_success` upstream-failing) do so at the first such instance.
  *
- * settle.ts calls in here and passes its own functions (`ops`), so that this module does
- * not import settle.ts (the engine has no import cycles).
+ * Sending a task on (queueTask, wakeReady) comes from queue-task.ts, below both. Deciding
+ * and settling stay in settle.ts, which calls in here and passes those two (`ops`): a mapped
+ * task's end settles its downstream, so the recursion is real, and a parameter keeps this
+ * module from importing settle.ts (no import cycles, docs/adr/0026).
  */
 import { countsSlots, taskSpec, type RunCtx } from '../rules/dag-index.js';
 import { MAP_OUTCOMES, MAP_SEP, baseTaskId, isInstanceId, outcomeOfState, parseInstanceId, shardOfIndex, type MapOutcome } from '../rules/mapping-ids.js';
@@ -15,12 +17,12 @@ import type { TaskInstance } from '../model/types.js';
 import type { Ports } from '../model/ports.js';
 import { isTerminal, type TaskState } from '../model/states.js';
 import { keyOf, transition } from '../write/transition.js';
+import { queueTask, wakeReady } from './queue-task.js';
 
+/** The two steps of settle.ts this module calls back: they call in here too (a mapped task's end settles its downstream). */
 export interface SettleOps {
   decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void>;
   afterTerminal(p: Ports, rc: RunCtx, taskId: string, state: TaskState): Promise<void>;
-  queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean>;
-  wakeReady(p: Ports, rc: RunCtx): Promise<void>;
 }
 
 /** Everything that follows a mapped instance (`size#42`) reaching a terminal state. */
@@ -71,7 +73,7 @@ export async function completeMapped(p: Ports, rc: RunCtx, taskId: string, ops: 
   if (!r.ok) return false;
   await ops.afterTerminal(p, rc, taskId, state);
   // The mapped task held a maxActiveTasks slot while it ran (when the counter is kept).
-  if (countsSlots(rc.spec)) await ops.wakeReady(p, rc);
+  if (countsSlots(rc.spec)) await wakeReady(p, rc);
   return true;
 }
 
@@ -95,7 +97,7 @@ export async function reviewInstances(
   for (const ti of tis) {
     if (!isInstanceId(ti.taskId) || !parents.has(baseTaskId(ti.taskId))) continue;
     if (ti.state === 'queued' || ti.state === 'running') work.push(review(ti));
-    else if (ti.state === 'scheduled') work.push(ops.queueTask(p, rc, ti));
+    else if (ti.state === 'scheduled') work.push(queueTask(p, rc, ti));
     else if (isTerminal(ti.state)) ended.set(baseTaskId(ti.taskId), [...(ended.get(baseTaskId(ti.taskId)) ?? []), ti]);
   }
   for (const [taskId, parent] of parents) {

@@ -13,7 +13,6 @@ import { taskKeyString } from '../model/types.js';
 import type { LoadedBundle, Ports, SensorPoke } from '../model/ports.js';
 import { renderDeep } from '../rules/template.js';
 import { secretVarsFor } from './secrets.js';
-import { varsFor } from '../rules/dag-index.js';
 import { VIRTUAL_SHARDS } from './sensor-start.js';
 import { afterPokeCycle } from './poker-schedule.js';
 import { failTry, type Outcome } from './worker-finish.js';

@@ -100,7 +100,6 @@ async function advance(p: Ports, run: DagRun, report: ReconcileReport): Promise<
 }
 
 async function reviewDue(p: Ports, rc: RunCtx, ti: TaskInstance, report: ReconcileReport): Promise<void> {
-  const now = p.clock.now();
   const t = taskSpec(rc.spec, ti.taskId);
   switch (ti.state) {
     // Queued and running tries carry no dueAt (advanceRun finds them); these two cases

@@ -3,7 +3,7 @@
  * pause, clear, and bundle registration. Starting runs under maxActiveRuns is part of
  * settling (settle.ts), since a run's end starts the next.
  */
-import { downstreamClosure, loadRunCtx, specFor, type RunCtx } from '../rules/dag-index.js';
+import { downstreamClosure, loadRunCtx, type RunCtx } from '../rules/dag-index.js';
 
 export { downstreamClosure, upstreamClosure } from '../rules/dag-index.js';
 import { InvalidInputError, NotFoundError } from '../model/errors.js';

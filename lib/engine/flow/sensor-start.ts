@@ -3,7 +3,7 @@
  * registered for the poker (batched mode, AIP-17) or, for a time sensor, deferred on a
  * timer. Also the helpers every wait shares: trigger times, target hashes, timers.
  */
-import { varsFor, type RunCtx } from '../rules/dag-index.js';
+import { type RunCtx } from '../rules/dag-index.js';
 import { parseDuration } from '../rules/duration.js';
 import { canonicalJson, sha256Hex } from '../rules/hash.js';
 import type { TaskInstance, TaskSpec } from '../model/types.js';

@@ -6,17 +6,14 @@
  * worker that finishes a task, a concurrent worker and any number of reconcile ticks
  * can all run these functions on the same run at once.
  */
-import { countsSlots, downstreamClosure, taskSpec, type RunCtx } from '../rules/dag-index.js';
+import { downstreamClosure, taskSpec, type RunCtx } from '../rules/dag-index.js';
 import type { DagRecord, DagRun, TaskInstance, TaskSpec } from '../model/types.js';
-import type { Cas, Ports, TaskMessage } from '../model/ports.js';
+import type { Cas, Ports } from '../model/ports.js';
 import { decideRunState } from '../rules/run-state.js';
 import { isTerminal, type RunState, type TaskState, type UpstreamOutcome } from '../model/states.js';
 import { evaluateTriggerRule } from '../rules/trigger-rules.js';
 import { armCallback, runCallbackMessage, runEvent, sendCallback } from '../write/callbacks.js';
-import { startWaiting } from './sensor-start.js';
 import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from '../write/transition.js';
-import { limitsApply } from '../rules/pool-limits.js';
-import { queueLimited, wakeWaiters } from './pools.js';
 import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
@@ -29,49 +26,14 @@ import { reviewInstances, settleInstance, type SettleOps } from './mapping-settl
 import { countEnds, needsListing } from './run-ends.js';
 import { createdByItsMessage, followDueAt, isRoot, rootsDueAt } from './resend.js';
 import { giveBackSlot, takeRunSlot } from './run-slots.js';
-import { matWaitKey, waitForSlot } from './active-tasks.js';
+import { createMessage, holdsSlots, queueTask, startTry, wakeReady } from './queue-task.js';
 
 export { keyOf, retainUntil };
-
-/** True when a task write that enters or leaves queued/running moves the run's slot counter. */
-export function holdsSlots(rc: RunCtx): boolean {
-  return countsSlots(rc.spec);
-}
+export { holdsSlots, queueTask, startTry, wakeReady };
 
 function outcomeOf(state: TaskState): UpstreamOutcome {
   if (state === 'success' || state === 'failed' || state === 'upstream_failed') return state;
   return 'skipped';
-}
-
-/**
- * Queues a task try: a conditional write, then one message. From `scheduled` and
- * `up_for_retry` this starts a new try; from `deferred` it resumes the same try.
- * When maxActiveTasks is reached the task stays `scheduled` with `ready` set, and the
- * next task to leave `running` wakes it.
- */
-export async function queueTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<boolean> {
-  if (limitsApply(taskSpec(rc.spec, ti.taskId), ti.taskId)) return queueLimited(p, rc, ti);
-  const r = await transition(p, rc, ti, 'queued');
-  if (r.ok) {
-    await p.queue.send([{ kind: 'task', dagId: ti.dagId, runId: ti.runId, taskId: ti.taskId, tryNumber: r.item.tryNumber }]);
-    return true;
-  }
-  // Woken by the next task that leaves queued/running (wakeReady), through the waiting index.
-  if (r.reason === 'slots') await waitForSlot(p, rc, ti);
-  return false;
-}
-
-/**
- * Starts a try of a task whose rule passed or whose retry is due: a batched (or time)
- * sensor starts waiting with no worker, anything else is queued.
- */
-export async function startTry(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
-  const t = taskSpec(rc.spec, ti.taskId);
-  if (t.kind === 'sensor' && t.sensor && (t.sensor.mode === 'batched' || t.sensor.type === 'time')) {
-    await startWaiting(p, rc, ti, t);
-  } else {
-    await queueTask(p, rc, ti);
-  }
 }
 
 /** Applies the trigger rule to a `scheduled` task, at most once per task and try. */
@@ -217,12 +179,6 @@ async function runProgress(p: Ports, rc: RunCtx, ends: ReadonlyArray<{ taskId: s
   if (state) await endRun(p, rc, state);
 }
 
-/** Gives a freed maxActiveTasks slot to the best task waiting for one (the run's waiting line). */
-export async function wakeReady(p: Ports, rc: RunCtx): Promise<void> {
-  if (!countsSlots(rc.spec)) return;
-  await wakeWaiters(p, matWaitKey(rc.run), 1, rc);
-}
-
 /** Completes the run when every task is terminal. Safe to call any number of times. */
 export async function completeRunIfDone(p: Ports, rc: RunCtx, tis?: TaskInstance[]): Promise<boolean> {
   if (rc.run.state !== 'running') return false;
@@ -310,12 +266,7 @@ export async function startFresh(p: Ports, rc: RunCtx): Promise<void> {
 }
 
 /** What mapping-settle.ts calls back (it cannot import this module). */
-const MAPPING_OPS: SettleOps = { decideTask, afterTerminal, queueTask, wakeReady };
-
-/** The message that creates a plain task already claimed, with its upstream outcomes (flow/claim.ts). */
-function createMessage(p: Ports, rc: RunCtx, taskId: string, up: Record<string, UpstreamOutcome>): TaskMessage {
-  return { kind: 'task', dagId: rc.run.dagId, runId: rc.run.runId, taskId, tryNumber: 1, up, at: p.clock.now() };
-}
+const MAPPING_OPS: SettleOps = { decideTask, afterTerminal };
 
 /**
  * Creates the tasks that may run as soon as the run does (roots, `always` tasks). A plain

@@ -7,19 +7,14 @@ import {
   isDeferRequest,
   isFailRequest,
   isSkipRequest,
-  type DeferOptions,
-  type DeferRequest,
   type ResumeInput,
-  type SkipRequest,
   type TaskContext,
 } from '../model/context.js';
 import { hasTask, loadRunCtx, taskSpec, type RunCtx } from '../rules/dag-index.js';
 import { AirlessError, BundleNotFoundError, TaskTimeoutError } from '../model/errors.js';
-import { keyOf } from '../flow/settle.js';
 import type { DagSpec, TaskInstance, TaskSpec } from '../model/types.js';
 import type { LoadedBundle, Ports, TaskMessage } from '../model/ports.js';
 import { RunningTaskContext } from '../flow/task-context.js';
-import { varsFor } from '../rules/dag-index.js';
 import { transition } from '../write/transition.js';
 import { finishTask, type Outcome } from '../flow/worker-finish.js';
 import { pokeOnce } from '../flow/poke.js';

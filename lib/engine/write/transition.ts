@@ -6,7 +6,7 @@
  * condition is built (state, try, and the claim token of a held try), the fields each
  * state owns are set or reset, the lease and the retention are computed, and the run's
  * maxActiveTasks counter moves. A lost race is a typed result, counted once.
- * test/unit/engine-layout.test.ts fails when other engine code writes a task.
+ * test/engine/layout.test.ts fails when other engine code writes a task.
  */
 import { countsSlots, taskSpec, type RunCtx } from '../rules/dag-index.js';
 import type { TaskInstance, TaskKey, TaskSpec } from '../model/types.js';

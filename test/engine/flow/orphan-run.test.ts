@@ -1,5 +1,5 @@
 /**
- * A run whose bundle version is gone (lib/engine/orphan-run.ts): reconcile ends it
+ * A run whose bundle version is gone (lib/engine/flow/orphan-run.ts): reconcile ends it
  * `failed` with the reason on the run, gives its maxActiveRuns slot back and starts the
  * queued run; a due task of it no longer fails the tick for every other DAG; a transient
  * error reading the bundle leaves the run for the next tick.

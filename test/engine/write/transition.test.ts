@@ -1,5 +1,5 @@
 /**
- * The one writer of task state (lib/engine/transition.ts): the transition table is
+ * The one writer of task state (lib/engine/write/transition.ts): the transition table is
  * enforced, each state's fields are set and reset, the slot counter moves with the
  * write, and a lost race is a typed result counted once.
  */
