@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatDuration, parseDuration, parseOptionalDuration } from '../../lib/engine/duration.js';
-import { InvalidInputError } from '../../lib/engine/index.js';
+import { formatDuration, parseDuration, parseOptionalDuration } from '../../../lib/engine/duration.js';
+import { InvalidInputError } from '../../../lib/engine/index.js';
 
 describe('parseDuration', () => {
   it.each([

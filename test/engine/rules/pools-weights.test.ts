@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidDagError, priorityWeights, type WeightRule } from '../../lib/engine/index.js';
-import { waitRank } from '../../lib/engine/pool-limits.js';
-import { dag, definePool } from '../../lib/sdk/index.js';
+import { InvalidDagError, priorityWeights, type WeightRule } from '../../../lib/engine/index.js';
+import { waitRank } from '../../../lib/engine/pool-limits.js';
+import { dag, definePool } from '../../../lib/sdk/index.js';
 
 /** Edges as `a>b`; every task weight 1 unless given. */
 function graph(edges: string[], ids: string[]) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../lib/engine/index.js';
-import type { ScheduleSpec } from '../../lib/engine/index.js';
-import { cronToEventBridge, toEventBridgeExpression } from '../../lib/adapters/aws/eventbridge-cron.js';
+import { InvalidInputError } from '../../../lib/engine/index.js';
+import type { ScheduleSpec } from '../../../lib/engine/index.js';
+import { cronToEventBridge, toEventBridgeExpression } from '../../../lib/adapters/aws/eventbridge-cron.js';
 import {
   dataInterval,
   dueTicks,
@@ -10,7 +10,7 @@ import {
   parseSchedule,
   prevTick,
   ticksBetween,
-} from '../../lib/engine/timetable.js';
+} from '../../../lib/engine/timetable.js';
 
 const t = (iso: string) => Date.parse(iso);
 const isoList = (ticks: number[]) => ticks.map((x) => new Date(x).toISOString().replace('.000', ''));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidDagError } from '../../lib/engine/index.js';
-import type { DagSpec, TaskSpec } from '../../lib/engine/index.js';
-import { BUILTIN_SENSOR_TYPES, findCycle, validateDagSpec } from '../../lib/engine/validate.js';
+import { InvalidDagError } from '../../../lib/engine/index.js';
+import type { DagSpec, TaskSpec } from '../../../lib/engine/index.js';
+import { BUILTIN_SENSOR_TYPES, findCycle, validateDagSpec } from '../../../lib/engine/validate.js';
 
 function task(taskId: string, over: Partial<TaskSpec> = {}): TaskSpec {
   return {
