@@ -10,6 +10,7 @@ ENGINE_SUITES.push('test/engine/**/*.test.ts');
 ENGINE_SUITES.push('test/api/client.test.ts');
 /** Suites about the engine's code, not its behaviour on a store: memory project only. */
 const STORE_INDEPENDENT = ['test/unit/engine-purity.test.ts', 'test/unit/engine-layout.test.ts', 'test/unit/engine-handler-edge.test.ts'];
+
 // Pure rules and messages (moved from test/unit and test/adapters): no store, so fast only.
 STORE_INDEPENDENT.push('test/engine/rules/{duration,template,timetable,validate,pools-weights}.test.ts', 'test/engine/model/messages.test.ts');
 
@@ -20,8 +21,9 @@ STORE_INDEPENDENT.push('test/engine/rules/{duration,template,timetable,validate,
 const DYNAMODB_ONLY = ['test/contract/dynamodb.test.ts', 'test/contract/assets.test.ts', 'test/runtime/dynamodb-local.test.ts', 'test/api/backends.test.ts'];
 
 /**
- * The `slow` tier: whole processes, local AWS servers, synthesis, the browser, the rehearsal.
- * Everything else under test/ is `fast` (pure and memory-store tests, in process).
+ * The `slow` tier: whole processes, DAG folders built (TypeScript, esbuild), synthesis, the
+ * browser, the rehearsal. Everything else under test/ is `fast`: pure and memory-store tests, in process
+ * (an adapter's in-process local-aws-sqs or s3rver included: they answer in milliseconds).
  */
 const SLOW = [
   'test/e2e/**/*.test.ts', // the CLI and the handlers as whole processes, the package, chaos
@@ -30,6 +32,8 @@ const SLOW = [
   'test/infra/**/*.test.ts', // cdk synth and cdk-nag
   'test/isolation/**/*.test.ts', // tries in worker threads and child processes
   'test/build/**/*.test.ts', // DAG folders type-checked by TypeScript and bundled by esbuild
+  'test/cli/run-quiet.test.ts', // `airless run` in process: bundles a DAG folder, tries in threads
+  'test/cli/tasks-test.test.ts', // `airless tasks test` in process: bundles a DAG folder
   'test/cli/aws-push.test.ts', // push against s3rver and a registration loop
   'test/cli/secrets.test.ts', // bin/airless.mjs as a child process per command
   'test/api/dev-cli.test.ts', // `airless dev` as a child process
