@@ -6,7 +6,8 @@
  * Each task records its innermost group in the manifest (`TaskSpec.group`).
  */
 import { idProblem } from '../engine/index.js';
-import { linkBefore, type DagDraft } from './dag.js';
+import type { DagDraft } from './dag.js';
+import { linkBefore } from './handles.js';
 import type { LinkArg } from './edges.js';
 import type { DagBuilder, GroupHandle, Params, TaskGroupOptions, TaskHandle, TaskOptions } from './types.js';
 

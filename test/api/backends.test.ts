@@ -24,7 +24,7 @@ afterAll(() => client.destroy());
 
 describe.skipIf(!endpoint)('API over a DynamoDB store', () => {
   // On a starved CPU this once failed: the virtual clock jumped while a task worked between
-  // DynamoDB calls. The idle window now counts from the last store call (test/unit/runtime-idle.test.ts).
+  // DynamoDB calls. The idle window now counts from the last store call (test/runtime/idle.test.ts).
   it('triggers, lists, grids and clears on DynamoDB Local', async () => {
     const prefix = `ui${process.pid}-`;
     await createTables(client, prefix);

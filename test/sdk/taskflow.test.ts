@@ -1,7 +1,7 @@
 /**
  * Typed TaskFlow at build time (issue 23 §1 and "Bad input"): what a call records in the
  * spec, and each refusal, naming the DAG and the task (the build adds the file: see
- * test/unit/build-invalid.test.ts's corpus).
+ * test/build/invalid.test.ts's corpus).
  */
 import { describe, expect, it } from 'vitest';
 import { dag, zip } from 'airless';

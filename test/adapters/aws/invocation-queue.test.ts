@@ -4,8 +4,8 @@
  * send returns only after its message was sent.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvocationQueue } from '../../lib/adapters/aws/invocation-queue.js';
-import type { Queue, QueueMessage, TaskMessage } from '../../lib/engine/index.js';
+import { InvocationQueue } from '../../../lib/adapters/aws/invocation-queue.js';
+import type { Queue, QueueMessage, TaskMessage } from '../../../lib/engine/index.js';
 
 const msg = (i: number): TaskMessage => ({ kind: 'task', dagId: 'etl', runId: `r${i}`, taskId: 't', tryNumber: 1 });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { makeClients } from '../../lib/adapters/aws/clients.js';
-import { PowertoolsLog } from '../../lib/adapters/aws/log.js';
-import { CountingMetrics, EmfMetrics } from '../../lib/adapters/aws/metrics.js';
+import { makeClients } from '../../../lib/adapters/aws/clients.js';
+import { PowertoolsLog } from '../../../lib/adapters/aws/log.js';
+import { CountingMetrics, EmfMetrics } from '../../../lib/adapters/aws/metrics.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

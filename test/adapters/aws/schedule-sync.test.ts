@@ -10,10 +10,10 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
-import { scheduleName } from '../../lib/adapters/aws/schedule-names.js';
-import { ScheduleSync } from '../../lib/adapters/aws/schedule-sync.js';
-import type { DagSpec } from '../../lib/engine/index.js';
+import { CountingMetrics } from '../../../lib/adapters/aws/metrics.js';
+import { scheduleName } from '../../../lib/adapters/aws/schedule-names.js';
+import { ScheduleSync } from '../../../lib/adapters/aws/schedule-sync.js';
+import type { DagSpec } from '../../../lib/engine/index.js';
 
 const NOW = Date.UTC(2030, 0, 1);
 const client = new SchedulerClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });

@@ -6,9 +6,9 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SchedulerPokerSchedules } from '../../lib/adapters/aws/poker-schedules.js';
-import { NotFoundError } from '../../lib/engine/index.js';
-import { startGateway, type Gateway, type PolicyDocument, type Principal } from '../../lib/rehearsal/gateway/index.js';
+import { SchedulerPokerSchedules } from '../../../lib/adapters/aws/poker-schedules.js';
+import { NotFoundError } from '../../../lib/engine/index.js';
+import { startGateway, type Gateway, type PolicyDocument, type Principal } from '../../../lib/rehearsal/gateway/index.js';
 
 const ACCOUNT = '000000000000';
 const GROUP = 'Airless-system';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../lib/engine/index.js';
-import { renderDeep, renderTemplate, templateVars } from '../../lib/engine/index.js';
+import { InvalidInputError } from '../../../lib/engine/index.js';
+import { renderDeep, renderTemplate, templateVars } from '../../../lib/engine/index.js';
 
 const vars = templateVars({
   dagId: 'etl',

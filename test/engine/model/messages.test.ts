@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MalformedMessageError } from '../../lib/engine/index.js';
-import { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from '../../lib/engine/index.js';
-import type { QueueMessage } from '../../lib/engine/index.js';
+import { MalformedMessageError } from '../../../lib/engine/index.js';
+import { encodeQueueMessage, parseQueueMessage, validateQueueMessage } from '../../../lib/engine/index.js';
+import type { QueueMessage } from '../../../lib/engine/index.js';
 
 const task: QueueMessage = { kind: 'task', dagId: 'etl', runId: 'scheduled__2024-01-01T00:00:00+00:00', taskId: 'extract', tryNumber: 1 };
 const fire: QueueMessage = { kind: 'fire', dagId: 'etl', runId: 'r1', taskId: 'wait', tryNumber: 2, reason: 'trigger', token: 'w-1', payload: { ok: true } };

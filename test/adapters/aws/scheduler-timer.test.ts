@@ -7,11 +7,11 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
-import { scheduleName } from '../../lib/adapters/aws/schedule-names.js';
-import { atExpression, SchedulerTimer } from '../../lib/adapters/aws/scheduler-timer.js';
-import { AirlessError } from '../../lib/engine/index.js';
-import type { Clock, FireMessage, Queue, QueueMessage } from '../../lib/engine/index.js';
+import { CountingMetrics } from '../../../lib/adapters/aws/metrics.js';
+import { scheduleName } from '../../../lib/adapters/aws/schedule-names.js';
+import { atExpression, SchedulerTimer } from '../../../lib/adapters/aws/scheduler-timer.js';
+import { AirlessError } from '../../../lib/engine/index.js';
+import type { Clock, FireMessage, Queue, QueueMessage } from '../../../lib/engine/index.js';
 
 const NOW = Date.UTC(2030, 0, 1, 0, 0, 0);
 const clock: Clock = { now: () => NOW, sleep: async () => {} };

@@ -7,10 +7,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PRICES } from '../../bench/prices.js';
-import { METRIC_NAMES, PUBLISHED_AS } from '../../lib/adapters/aws/metric-names.js';
+import { PRICES } from '../../../bench/prices.js';
+import { METRIC_NAMES, PUBLISHED_AS } from '../../../lib/adapters/aws/metric-names.js';
 
-const ROOT = join(import.meta.dirname, '../..');
+const ROOT = join(import.meta.dirname, '../../..');
 
 async function sources(dir: string): Promise<string[]> {
   const out: string[] = [];

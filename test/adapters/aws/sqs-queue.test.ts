@@ -11,12 +11,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { createSqsServer } from 'local-aws-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { makeClients } from '../../lib/adapters/aws/clients.js';
-import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
-import { SqsQueue, toDelaySeconds } from '../../lib/adapters/aws/sqs-queue.js';
-import { AirlessError } from '../../lib/engine/index.js';
-import { validateQueueMessage } from '../../lib/engine/index.js';
-import type { TaskMessage } from '../../lib/engine/index.js';
+import { makeClients } from '../../../lib/adapters/aws/clients.js';
+import { CountingMetrics } from '../../../lib/adapters/aws/metrics.js';
+import { SqsQueue, toDelaySeconds } from '../../../lib/adapters/aws/sqs-queue.js';
+import { AirlessError } from '../../../lib/engine/index.js';
+import { validateQueueMessage } from '../../../lib/engine/index.js';
+import type { TaskMessage } from '../../../lib/engine/index.js';
 
 let server: Server;
 let sqs: SQSClient;

@@ -8,7 +8,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AwsSecrets } from '../../lib/adapters/aws/secrets-aws.js';
+import { AwsSecrets } from '../../../lib/adapters/aws/secrets-aws.js';
 
 const calls: { target: string; body: any }[] = [];
 let server: Server;
