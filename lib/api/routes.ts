@@ -17,6 +17,7 @@ import { runListRoutes } from './routes-runs-list.js';
 import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
+import { xcomWriteRoutes } from './routes-xcom.js';
 
 /**
  * @example
@@ -38,5 +39,6 @@ export function apiRoutes(): Route[] {
     ...taskRoutes(),
     ...offRoutes(),
     ...taskInstanceExtraRoutes(),
+    ...xcomWriteRoutes(),
   ];
 }
