@@ -68,6 +68,7 @@ export { COST_MODEL, estimateBackfillCost, type CostEstimate, type CostModel, ty
 export { PRICES } from './rules/prices.js';
 export type * from './model/poker-state.js';
 export type * from './model/prev-success.js';
+export type * from './model/audit-log.js';
 export { checkPokerSchedules, ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';
 export * from './model/assets.js';
 export type * from './model/asset-store.js';

@@ -22,6 +22,7 @@ import type { BackfillStore } from './model/backfill-store.js';
 import type { PokerSchedules, PokerStateStore } from './model/poker-state.js';
 import type { AssetStore } from './model/asset-store.js';
 import type { PrevSuccessStore } from './model/prev-success.js';
+import type { AuditLogStore } from './model/audit-log.js';
 import type { AssetMessage } from './model/assets.js';
 import type { EventStore, JobDrivers, JobRef } from './model/events.js';
 
@@ -86,7 +87,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore, AuditLogStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
