@@ -18,6 +18,7 @@ import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
 import { xcomWriteRoutes } from './routes-xcom.js';
+import { eventLogRoutes } from './routes-event-logs.js';
 
 /**
  * @example
@@ -40,5 +41,6 @@ export function apiRoutes(): Route[] {
     ...offRoutes(),
     ...taskInstanceExtraRoutes(),
     ...xcomWriteRoutes(),
+    ...eventLogRoutes(),
   ];
 }

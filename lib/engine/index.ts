@@ -69,6 +69,7 @@ export { PRICES } from './rules/prices.js';
 export type * from './model/poker-state.js';
 export type * from './model/prev-success.js';
 export type * from './model/audit-log.js';
+export type * from './model/run-delete-store.js';
 export { checkPokerSchedules, ensurePokerOn, pokerShardOf } from './flow/poker-schedule.js';
 export * from './model/assets.js';
 export type * from './model/asset-store.js';

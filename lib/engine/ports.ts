@@ -23,6 +23,7 @@ import type { PokerSchedules, PokerStateStore } from './model/poker-state.js';
 import type { AssetStore } from './model/asset-store.js';
 import type { PrevSuccessStore } from './model/prev-success.js';
 import type { AuditLogStore } from './model/audit-log.js';
+import type { RunDeleteStore } from './model/run-delete-store.js';
 import type { AssetMessage } from './model/assets.js';
 import type { EventStore, JobDrivers, JobRef } from './model/events.js';
 
@@ -87,7 +88,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore, AuditLogStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore, AuditLogStore, RunDeleteStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;

@@ -21,4 +21,16 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
     { method: 'PATCH', path: `${RUNS}/${E(f.run)}/taskInstances/transform/xcomEntries/never_written`, body: { value: 1 } },
     { method: 'PATCH', path: `${RUNS}/${E(f.run)}/taskInstances/transform/xcomEntries/return_value`, body: { value: 1, map_index: 'x' } },
   ],
+  get_event_logs: async (f) => {
+    await f.h.call('PATCH', '/api/v2/dags/probe_mapped', { is_paused: false });
+    return [
+      { path: '/api/v2/eventLogs' }, { path: '/api/v2/eventLogs?dag_id=probe_mapped&event=patch_dag&order_by=-when&limit=1' },
+      { path: '/api/v2/eventLogs?event_pattern=patch%&excluded_events=trigger_dag_run&after=2000-01-01T00:00:00Z' },
+      { path: '/api/v2/eventLogs?order_by=color' }, { path: '/api/v2/eventLogs?before=never' }, { path: '/api/v2/eventLogs?map_index=x' },
+    ];
+  },
+  get_event_log: async (f) => {
+    await f.h.call('PATCH', '/api/v2/dags/probe_mapped', { is_paused: false });
+    return [{ path: '/api/v2/eventLogs/1' }, { path: '/api/v2/eventLogs/99999' }, { path: '/api/v2/eventLogs/x' }];
+  },
 };

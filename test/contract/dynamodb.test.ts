@@ -20,6 +20,7 @@ import { backfillStoreContract } from './backfill-store.contract.js';
 import { pokerStateContract } from './poker-state.contract.js';
 import { prevSuccessContract } from './prev-success.contract.js';
 import { auditLogContract } from './audit-log.contract.js';
+import { runDeleteContract } from './run-delete.contract.js';
 import { keptEventsContract } from './kept-events.contract.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -45,6 +46,7 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
   pokerStateContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   prevSuccessContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   auditLogContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  runDeleteContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   keptEventsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
 
   describe('DynamoDB adapter specifics', () => {

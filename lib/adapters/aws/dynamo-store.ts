@@ -35,6 +35,7 @@ import { DynamoRunLists } from './dynamo-runs.js';
 import { DynamoBackfills } from './dynamo-backfills.js';
 import { DynamoPrevSuccess } from './dynamo-prev-success.js';
 import { DynamoAuditLog } from './dynamo-audit-log.js';
+import { DynamoRunDeletes } from './dynamo-run-delete.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import type { RunSuccessMark } from '../../engine/index.js';
@@ -111,6 +112,9 @@ export class DynamoStore implements Store {
   appendAuditEvent(e: Omit<AuditEvent, 'id'>) { return this.auditLog.appendAuditEvent(e); }
   getAuditEvent(id: number) { return this.auditLog.getAuditEvent(id); }
   listAuditEvents() { return this.auditLog.listAuditEvents(); }
+  // Deleting finished runs and task instances (dynamo-run-delete.ts).
+  deleteRun(dagId: string, runId: string) { return new DynamoRunDeletes(this.r, this.t).deleteRun(dagId, runId); }
+  deleteTask(key: TaskKey) { return new DynamoRunDeletes(this.r, this.t).deleteTask(key); }
 
   // Backfills (dynamo-backfills.ts).
   private readonly backfills: DynamoBackfills;
