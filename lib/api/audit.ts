@@ -76,12 +76,16 @@ export async function recordAudit(b: ApiBackend, method: string, routePath: stri
   Object.assign(extra, masked(event, body));
   if ('is_paused' in body) extra.is_paused = body.is_paused;
   extra.method = method;
-  const mapIndex = p.map_index ?? url.searchParams.get('map_index') ?? undefined;
+  // As Airflow, the DAG, run and task are read from the query, the path and the body together (a clear names its run in the body).
+  const params: Record<string, unknown> = { ...Object.fromEntries(url.searchParams.entries()), ...p, ...body };
+  const text = (k: string) => (typeof params[k] === 'string' && params[k] !== '~' ? { v: params[k] as string } : undefined);
+  const dagId = text('dag_id')?.v;
+  const runId = (text('run_id') ?? text('dag_run_id'))?.v;
+  const taskId = text('task_id')?.v;
+  const mapIndex = Number(params.map_index);
   await b.ports.store.appendAuditEvent({
     when: b.ports.clock.now(), event, owner: 'airless', extra: JSON.stringify(extra),
-    ...(p.dag_id !== undefined && p.dag_id !== '~' ? { dagId: p.dag_id } : typeof body.dag_id === 'string' ? { dagId: body.dag_id } : {}),
-    ...(p.dag_run_id !== undefined && p.dag_run_id !== '~' ? { runId: p.dag_run_id } : {}),
-    ...(p.task_id !== undefined ? { taskId: p.task_id } : {}),
-    ...(mapIndex !== undefined && Number.isInteger(Number(mapIndex)) ? { mapIndex: Number(mapIndex) } : {}),
+    ...(dagId !== undefined ? { dagId } : {}), ...(runId !== undefined ? { runId } : {}), ...(taskId !== undefined ? { taskId } : {}),
+    ...(params.map_index !== undefined && Number.isInteger(mapIndex) ? { mapIndex } : {}),
   });
 }

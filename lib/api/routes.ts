@@ -19,6 +19,7 @@ import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
 import { xcomWriteRoutes } from './routes-xcom.js';
 import { eventLogRoutes } from './routes-event-logs.js';
+import { runOpRoutes } from './routes-run-ops.js';
 
 /**
  * @example
@@ -42,5 +43,6 @@ export function apiRoutes(): Route[] {
     ...taskInstanceExtraRoutes(),
     ...xcomWriteRoutes(),
     ...eventLogRoutes(),
+    ...runOpRoutes(),
   ];
 }

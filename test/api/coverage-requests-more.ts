@@ -7,6 +7,7 @@ import type { Fixture, Probe } from './coverage-requests.js';
 
 const E = encodeURIComponent;
 const RUNS = '/api/v2/dags/etl_daily/dagRuns';
+let unfinished: Promise<string> | undefined;
 
 export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
   create_xcom_entry: async (f) => [
@@ -33,4 +34,22 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
     await f.h.call('PATCH', '/api/v2/dags/probe_mapped', { is_paused: false });
     return [{ path: '/api/v2/eventLogs/1' }, { path: '/api/v2/eventLogs/99999' }, { path: '/api/v2/eventLogs/x' }];
   },
+  delete_dag_run: async (f) => {
+    const run = await f.freshRun();
+    // A run whose tasks wait for the clock (made once: each list is made twice).
+    unfinished ??= f.h.rt.trigger('etl_daily', { logicalDate: Date.parse('2025-07-01T00:00:00Z') }).then((r) => r.runId);
+    return [{ path: `${RUNS}/${E(run)}` }, { path: `${RUNS}/${E(run)}` }, { path: `${RUNS}/${E(await unfinished)}` }, { path: '/api/v2/dags/nope/dagRuns/x' }];
+  },
+  delete_task_instance: async (f) => {
+    const run = await f.freshRun();
+    return [
+      { path: `${RUNS}/${E(run)}/taskInstances/extract` }, { path: `${RUNS}/${E(run)}/taskInstances/extract` },
+      { path: `${RUNS}/${E(run)}/taskInstances/nope` }, { path: `${RUNS}/${E(run)}/taskInstances/load?map_index=x` },
+    ];
+  },
+  wait_dag_run_until_finished: async (f) => [
+    { path: `${RUNS}/${E(f.run)}/wait?interval=1&result=transform&result=extract` },
+    { path: `${RUNS}/${E(f.run)}/wait?interval=1`, headers: { accept: 'application/x-ndjson' } },
+    { path: `${RUNS}/${E(f.run)}/wait` }, { path: `${RUNS}/${E(f.run)}/wait?interval=0` }, { path: `${RUNS}/nope/wait?interval=1` },
+  ],
 };
