@@ -52,4 +52,21 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
     { path: `${RUNS}/${E(f.run)}/wait?interval=1`, headers: { accept: 'application/x-ndjson' } },
     { path: `${RUNS}/${E(f.run)}/wait` }, { path: `${RUNS}/${E(f.run)}/wait?interval=0` }, { path: `${RUNS}/nope/wait?interval=1` },
   ],
+  bulk_variables: async () => [
+    { path: '/api/v2/variables', body: { actions: [
+      { action: 'create', entities: [{ key: 'bulk_a', value: '1' }, { key: 'bulk_b', value: '2' }], action_on_existence: 'overwrite' },
+      { action: 'update', entities: [{ key: 'bulk_a', value: '3' }, { key: 'bulk_none', value: 'x' }], action_on_non_existence: 'skip' },
+      { action: 'delete', entities: ['bulk_b', 'bulk_none'] },
+    ] } },
+    { path: '/api/v2/variables', body: { actions: [{ action: 'create', entities: [{ key: 'a b', value: '1' }] }] } },
+    { path: '/api/v2/variables', body: { actions: [{ action: 'rename', entities: [] }] } }, { path: '/api/v2/variables', body: {} },
+  ],
+  bulk_connections: async () => [
+    { path: '/api/v2/connections', body: { actions: [
+      { action: 'create', entities: [{ connection_id: 'bulk_db', conn_type: 'postgres', host: 'db' }], action_on_existence: 'skip' },
+      { action: 'update', entities: [{ connection_id: 'bulk_db', conn_type: 'postgres', host: 'db2' }], update_mask: ['host'] },
+      { action: 'delete', entities: [{ connection_id: 'bulk_gone', conn_type: 'http' }] },
+    ] } },
+    { path: '/api/v2/connections', body: { actions: [{ action: 'create', entities: [{ connection_id: 'bulk_db', conn_type: 'postgres', port: 'x' }] }] } },
+  ],
 };
