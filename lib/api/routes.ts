@@ -20,6 +20,7 @@ import { v2Routes } from './routes-v2.js';
 import { xcomWriteRoutes } from './routes-xcom.js';
 import { eventLogRoutes } from './routes-event-logs.js';
 import { runOpRoutes } from './routes-run-ops.js';
+import { dagVersionRoutes } from './routes-dag-versions.js';
 
 /**
  * @example
@@ -44,5 +45,6 @@ export function apiRoutes(): Route[] {
     ...xcomWriteRoutes(),
     ...eventLogRoutes(),
     ...runOpRoutes(),
+    ...dagVersionRoutes(),
   ];
 }

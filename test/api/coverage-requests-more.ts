@@ -69,4 +69,16 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
     ] } },
     { path: '/api/v2/connections', body: { actions: [{ action: 'create', entities: [{ connection_id: 'bulk_db', conn_type: 'postgres', port: 'x' }] }] } },
   ],
+  get_dag_versions: async () => [
+    { path: '/api/v2/dags/etl_daily/dagVersions' }, { path: '/api/v2/dags/~/dagVersions?version_number=1&order_by=-created_at&limit=5' },
+    { path: '/api/v2/dags/nope/dagVersions' }, { path: '/api/v2/dags/etl_daily/dagVersions?order_by=color' }, { path: '/api/v2/dags/etl_daily/dagVersions?version_number=x' },
+  ],
+  get_dag_version: async () => [
+    { path: '/api/v2/dags/etl_daily/dagVersions/1' }, { path: '/api/v2/dags/etl_daily/dagVersions/99' }, { path: '/api/v2/dags/etl_daily/dagVersions/x' },
+    { path: '/api/v2/dags/nope/dagVersions/1' },
+  ],
+  list_dag_warnings: async () => [
+    { path: '/api/v2/dagWarnings' }, { path: '/api/v2/dagWarnings?dag_id=probe_mapped&warning_type=non-existent%20pool&order_by=-timestamp' },
+    { path: '/api/v2/dagWarnings?warning_type=other' }, { path: '/api/v2/dagWarnings?order_by=color' },
+  ],
 };
