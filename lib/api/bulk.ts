@@ -64,7 +64,7 @@ export async function runBulk<V>(body: Record<string, unknown>, ops: BulkOps<V>)
     for (const e of a.entities) {
       if (typeof e === 'string') continue;
       ops.keyOf(e);
-      if (a.kind === 'create') ops.build(e, undefined, undefined);
+      if (a.kind !== 'delete') ops.build(e, undefined, undefined);
     }
   }
   const out: Record<string, ActionResult> = {};

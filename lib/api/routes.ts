@@ -21,6 +21,7 @@ import { xcomWriteRoutes } from './routes-xcom.js';
 import { eventLogRoutes } from './routes-event-logs.js';
 import { runOpRoutes } from './routes-run-ops.js';
 import { dagVersionRoutes } from './routes-dag-versions.js';
+import { taskInstanceBulkRoutes } from './routes-ti-bulk.js';
 
 /**
  * @example
@@ -46,5 +47,6 @@ export function apiRoutes(): Route[] {
     ...eventLogRoutes(),
     ...runOpRoutes(),
     ...dagVersionRoutes(),
+    ...taskInstanceBulkRoutes(),
   ];
 }

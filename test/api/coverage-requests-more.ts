@@ -81,4 +81,17 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
     { path: '/api/v2/dagWarnings' }, { path: '/api/v2/dagWarnings?dag_id=probe_mapped&warning_type=non-existent%20pool&order_by=-timestamp' },
     { path: '/api/v2/dagWarnings?warning_type=other' }, { path: '/api/v2/dagWarnings?order_by=color' },
   ],
+  bulk_task_instances: async (f) => {
+    const run = await f.freshRun();
+    return [
+      { path: `${RUNS}/${E(run)}/taskInstances`, body: { actions: [
+        { action: 'update', entities: [{ task_id: 'delta', new_state: 'success', note: 'by hand' }, { task_id: 'nope_never' }], action_on_non_existence: 'skip' },
+        { action: 'delete', entities: ['audit', { task_id: 'load' }] },
+      ] } },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances', body: { actions: [{ action: 'update', entities: [{ task_id: 'delta', dag_id: 'etl_daily', dag_run_id: run, new_state: 'failed' }] }] } },
+      { path: `${RUNS}/${E(run)}/taskInstances`, body: { actions: [{ action: 'create', entities: [{ task_id: 'x' }] }] } },
+      { path: '/api/v2/dags/~/dagRuns/~/taskInstances', body: { actions: [{ action: 'update', entities: [{ task_id: 'delta', new_state: 'failed' }] }] } },
+      { path: `${RUNS}/${E(run)}/taskInstances`, body: { actions: [{ action: 'update', entities: [{ task_id: 'delta', new_state: 'running' }] }] } },
+    ];
+  },
 };

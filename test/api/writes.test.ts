@@ -71,6 +71,24 @@ describe('deletes', () => {
   });
 });
 
+describe('bulk task instances', () => {
+  it('marks and notes in one action, deletes finished instances in another, and reports a refused mark per action', async () => {
+    const run = await finishedRun();
+    const at = `${RUNS}/${E(run)}/taskInstances`;
+    const r = await h.call('PATCH', at, { actions: [
+      { action: 'update', entities: [{ task_id: 'delta', new_state: 'success', note: 'by hand' }] },
+      { action: 'delete', entities: ['audit'] },
+    ] });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ update: { success: [`etl_daily/${run}/delta`], errors: [] }, delete: { success: ['audit'], errors: [] } });
+    expect(await h.rt.ports.store.getTask({ dagId: 'etl_daily', runId: run, taskId: 'delta' })).toMatchObject({ state: 'success', note: 'by hand' });
+    expect(await h.rt.ports.store.getTask({ dagId: 'etl_daily', runId: run, taskId: 'audit' })).toBeUndefined();
+    const missing = await h.call('PATCH', at, { actions: [{ action: 'delete', entities: ['audit'] }] });
+    expect(missing.json.delete.errors).toEqual([{ error: expect.stringContaining('audit'), status_code: 404 }]);
+    expect((await h.call('PATCH', at, { actions: [{ action: 'create', entities: [{ task_id: 'x' }] }] })).status).toBe(422);
+  });
+});
+
 describe('the run /wait stream', () => {
   it('streams the state each interval on the runtime clock until the run ends, then the results asked for', async () => {
     const r = await h.rt.trigger('etl_daily', { conf: { full: true } });
