@@ -8,8 +8,8 @@ const ENGINE_SUITES = ['test/unit/engine-*.test.ts', 'test/unit/poker-*.test.ts'
 ENGINE_SUITES.push('test/engine/**/*.test.ts');
 // The API driven by a client generated from Airflow's spec (issue 24), on both stores.
 ENGINE_SUITES.push('test/api/client.test.ts');
-// The API's store-backed writes: XCom, deletes, /wait, event logs (issue 24).
-ENGINE_SUITES.push('test/api/writes.test.ts');
+// The API's store-backed writes (XCom, deletes, /wait, event logs) and DAG versions (issue 24).
+ENGINE_SUITES.push('test/api/writes.test.ts', 'test/api/versions.test.ts');
 /** Suites about the engine's code, not its behaviour on a store: memory project only. */
 const STORE_INDEPENDENT = ['test/unit/engine-purity.test.ts', 'test/unit/engine-layout.test.ts', 'test/unit/engine-handler-edge.test.ts'];
 

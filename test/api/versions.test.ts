@@ -33,7 +33,8 @@ describe('dagWarnings', () => {
   it('warns of a task whose pool the store does not hold, and of nothing else', async () => {
     expect((await h.call('GET', '/api/v2/dagWarnings')).json).toEqual({ dag_warnings: [], total_entries: 0 });
     const dag = (await h.rt.ports.store.getDag('etl_daily'))!;
-    await h.rt.ports.store.putDag({ ...dag, spec: { ...dag.spec, tasks: dag.spec.tasks.map((t) => (t.taskId === 'load' ? { ...t, pool: 'warehouse' } : t)) } });
+    // A new bundle version: the DynamoDB store caches a spec by its version.
+    await h.rt.ports.store.putDag({ ...dag, bundleVersion: 'with-warehouse', spec: { ...dag.spec, tasks: dag.spec.tasks.map((t) => (t.taskId === 'load' ? { ...t, pool: 'warehouse' } : t)) } });
     const r = await h.call('GET', '/api/v2/dagWarnings?dag_id=etl_daily');
     expect(r.json.dag_warnings).toEqual([expect.objectContaining({ dag_id: 'etl_daily', warning_type: 'non-existent pool', message: expect.stringContaining('warehouse') })]);
   });
