@@ -26,6 +26,7 @@ const AUDITED: Record<string, string> = {
   'PATCH /api/v2/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances': 'bulk_task_instances',
   [`POST ${TI}/xcomEntries`]: 'create_xcom_entry',
   [`PATCH ${TI}/xcomEntries/{xcom_key}`]: 'update_xcom_entry',
+  [`DELETE ${TI}/xcomEntries/{xcom_key}`]: 'delete_xcom_entry',
   'POST /api/v2/variables': 'post_variable',
   'PATCH /api/v2/variables/{variable_key}': 'patch_variable',
   'DELETE /api/v2/variables/{variable_key}': 'delete_variable',

@@ -1,11 +1,11 @@
 /**
- * XCom writes of the v2 API (`create_xcom_entry`, `update_xcom_entry`): a value put in
+ * XCom writes of the v2 API (`create_xcom_entry`, `update_xcom_entry`, `delete_xcom_entry`): a value put in
  * the store's XCom under the task instance, read back by the same code `get_xcom_entry`
  * uses (routes-ti.ts), so a written entry answers exactly as a task's own does.
  */
 import { instanceId } from '../engine/index.js';
-import { HttpError, invalid, sendJson } from './http.js';
-import { onlyFields } from './params.js';
+import { HttpError, invalid, sendEmpty, sendJson } from './http.js';
+import { intQuery, onlyFields } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { loadTi, xcomEntry } from './routes-ti.js';
 
@@ -58,6 +58,14 @@ async function update(ctx: RouteCtx): Promise<unknown> {
   return xcomEntry(ctx);
 }
 
+/** Airflow's delete of one entry (204; 404 when the key has no value). */
+async function remove(ctx: RouteCtx): Promise<undefined> {
+  const mapIndex = intQuery(ctx.url, 'map_index', -1, -1, 1_000_000);
+  const xk = await target(ctx, ctx.p.xcom_key, mapIndex);
+  if (!(await ctx.b.ports.store.deleteXcom(xk))) throw new HttpError(404, `The XCom with key: \`${ctx.p.xcom_key}\` with mentioned task instance doesn't exist.`);
+  return sendEmpty(ctx.res);
+}
+
 /**
  * @example
  * const routes = xcomWriteRoutes(); // registered in routes.ts
@@ -66,5 +74,6 @@ export function xcomWriteRoutes(): Route[] {
   return [
     { method: 'POST', path: `${TI}/xcomEntries`, handle: create },
     { method: 'PATCH', path: `${TI}/xcomEntries/{xcom_key}`, handle: update },
+    { method: 'DELETE', path: `${TI}/xcomEntries/{xcom_key}`, handle: remove },
   ];
 }

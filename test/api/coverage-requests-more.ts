@@ -94,4 +94,10 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
       { path: `${RUNS}/${E(run)}/taskInstances`, body: { actions: [{ action: 'update', entities: [{ task_id: 'delta', new_state: 'running' }] }] } },
     ];
   },
+  delete_xcom_entry: async (f) => {
+    const at = `${RUNS}/${E(f.run)}/taskInstances/transform/xcomEntries`;
+    const key = `probe_gone_${Math.random()}`;
+    await f.h.call('POST', at, { key, value: 1 });
+    return [{ path: `${at}/${key}` }, { path: `${at}/${key}` }, { path: `${at}/x?map_index=x` }, { path: `${RUNS}/nope/taskInstances/transform/xcomEntries/x` }];
+  },
 };

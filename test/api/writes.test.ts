@@ -22,7 +22,7 @@ async function finishedRun(conf: Record<string, unknown> = {}): Promise<string> 
 }
 
 describe('XCom writes', () => {
-  it('creates an entry a task and the API read back, refuses a second create, updates it, and 404s an update of nothing', async () => {
+  it('creates an entry a task and the API read back, refuses a second create, updates it, 404s an update of nothing, deletes one entry', async () => {
     const run = await finishedRun();
     const at = `${RUNS}/${E(run)}/taskInstances/transform/xcomEntries`;
     const made = await h.call('POST', at, { key: 'checked_by', value: { who: 'ops', rows: [1, 2] } });
@@ -38,6 +38,10 @@ describe('XCom writes', () => {
     expect((await h.call('GET', `${at}/return_value`)).json.value).toBe(7);
     expect((await h.call('PATCH', `${at}/never`, { value: 1 })).status).toBe(404);
     expect((await h.call('POST', at, { key: 'x' })).status).toBe(422);
+    expect((await h.call('DELETE', `${at}/checked_by`)).status).toBe(204);
+    expect((await h.call('GET', `${at}/checked_by`)).status).toBe(404);
+    expect((await h.call('GET', `${at}/return_value`)).json.value).toBe(7);
+    expect((await h.call('DELETE', `${at}/checked_by`)).status).toBe(404);
   });
 });
 

@@ -58,5 +58,15 @@ export function runDeleteContract(name: string, makeStore: () => Promise<Store>)
       expect(await store.deleteTask({ dagId: 'd', runId: 'r', taskId: 'a' })).toBe(false);
       expect(await store.deleteTask({ dagId: 'd', runId: 'r', taskId: 'nope' })).toBe(false);
     });
+
+    it('deletes one XCom entry, not the task\'s others', async () => {
+      const k = { dagId: 'd', runId: 'r', taskId: 'a' };
+      await store.putXcom({ ...k, key: 'one' }, 1);
+      await store.putXcom({ ...k, key: 'two' }, 2);
+      expect(await store.deleteXcom({ ...k, key: 'one' })).toBe(true);
+      expect(await store.getXcom({ ...k, key: 'one' })).toBeUndefined();
+      expect(await store.getXcom({ ...k, key: 'two' })).toBe(2);
+      expect(await store.deleteXcom({ ...k, key: 'one' })).toBe(false);
+    });
   });
 }

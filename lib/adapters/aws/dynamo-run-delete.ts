@@ -6,7 +6,7 @@
  * two leaves task items no read reaches (every read of a run's tasks starts from the run).
  */
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
-import { TERMINAL_TASK_STATES, type TaskKey } from '../../engine/index.js';
+import { TERMINAL_TASK_STATES, type TaskKey, type XcomKey } from '../../engine/index.js';
 import { Expr, type Item } from './dynamo-codec.js';
 import type { DynamoRequests } from './dynamo-requests.js';
 import type { TableNames } from './dynamo-schema.js';
@@ -60,5 +60,13 @@ export class DynamoRunDeletes {
     if (!(await this.deleteIf(this.t.tasks, item, [...TERMINAL_TASK_STATES]))) return false;
     await clearDynamoXcoms(this.r, this.t.kv, key);
     return true;
+  }
+
+  /** One XCom item; its key stays in the task's XCom index, which the task's clear deletes with the rest. */
+  async deleteXcom(key: XcomKey): Promise<boolean> {
+    const out = await this.r.send<{ Attributes?: Item }>(new DeleteItemCommand({
+      TableName: this.t.kv, Key: { pk: { S: `x:${JSON.stringify([key.dagId, key.runId, key.taskId, key.key])}` } }, ReturnValues: 'ALL_OLD', ...CC,
+    }), 'write');
+    return out.Attributes !== undefined;
   }
 }

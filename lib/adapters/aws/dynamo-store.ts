@@ -115,6 +115,7 @@ export class DynamoStore implements Store {
   // Deleting finished runs and task instances (dynamo-run-delete.ts).
   deleteRun(dagId: string, runId: string) { return new DynamoRunDeletes(this.r, this.t).deleteRun(dagId, runId); }
   deleteTask(key: TaskKey) { return new DynamoRunDeletes(this.r, this.t).deleteTask(key); }
+  deleteXcom(key: XcomKey) { return new DynamoRunDeletes(this.r, this.t).deleteXcom(key); }
 
   // Backfills (dynamo-backfills.ts).
   private readonly backfills: DynamoBackfills;

@@ -1,6 +1,6 @@
 /** Deleting finished runs and task instances in process (engine model/run-delete-store.ts), over the memory store's maps. */
-import { isRunTerminal, isTerminal, type DagRun, type TaskInstance, type TaskKey } from '../../engine/index.js';
-import { runKey, taskKey } from './records.js';
+import { isRunTerminal, isTerminal, type DagRun, type TaskInstance, type TaskKey, type XcomKey } from '../../engine/index.js';
+import { runKey, taskKey, xcomKey } from './records.js';
 import { clearMemoryXcoms } from './xcom-clear.js';
 
 /** The memory store's maps a delete changes. */
@@ -34,4 +34,12 @@ export function deleteMemoryTask(m: MemoryRunMaps, key: TaskKey): boolean {
   byRun!.delete(key.taskId);
   clearMemoryXcoms(m.xcoms, taskKey(key));
   return true;
+}
+
+/**
+ * @example
+ * deleteMemoryXcom(maps, { dagId: 'etl', runId: 'manual__1', taskId: 'load', key: 'note' });
+ */
+export function deleteMemoryXcom(m: MemoryRunMaps, key: XcomKey): boolean {
+  return m.xcoms.delete(xcomKey(key));
 }

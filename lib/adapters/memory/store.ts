@@ -22,7 +22,7 @@ import { MemoryBackfills } from './backfills.js';
 import { MemoryPokerStates } from './poker-state.js';
 import { MemoryPrevSuccess } from './prev-success.js';
 import { MemoryAuditLog } from './audit-log.js';
-import { deleteMemoryRun, deleteMemoryTask } from './run-delete.js';
+import { deleteMemoryRun, deleteMemoryTask, deleteMemoryXcom } from './run-delete.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import type { RunSuccessMark } from '../../engine/index.js';
@@ -97,6 +97,7 @@ export class MemoryStore extends MemoryAssets implements Store {
   /** Deleting finished runs and task instances (run-delete.ts). */
   async deleteRun(dagId: string, runId: string) { return deleteMemoryRun({ runs: this.runs, tasks: this.tasks, xcoms: this.xcoms }, dagId, runId); }
   async deleteTask(key: TaskKey) { return deleteMemoryTask({ runs: this.runs, tasks: this.tasks, xcoms: this.xcoms }, key); }
+  async deleteXcom(key: XcomKey) { return deleteMemoryXcom({ runs: this.runs, tasks: this.tasks, xcoms: this.xcoms }, key); }
 
   /**
    * Backfills (backfills.ts). A step writes its run through createRun/updateRun, whose

@@ -4,7 +4,7 @@
  * run that is queued or running holds run and pool slots and has work in flight, and an
  * unfinished task instance is the engine's to move; both answer false here (the API says why).
  */
-import type { TaskKey } from '../model.js';
+import type { TaskKey, XcomKey } from '../model.js';
 
 export interface RunDeleteStore {
   /**
@@ -14,4 +14,6 @@ export interface RunDeleteStore {
   deleteRun(dagId: string, runId: string): Promise<boolean>;
   /** Deletes a finished task instance (a terminal state, checked in the write) and its XComs. False when there is none. */
   deleteTask(key: TaskKey): Promise<boolean>;
+  /** Deletes one XCom entry (`delete_xcom_entry`). False when there was none. */
+  deleteXcom(key: XcomKey): Promise<boolean>;
 }
