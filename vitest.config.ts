@@ -7,6 +7,8 @@ import { availableParallelism } from 'node:os';
 const ENGINE_SUITES = ['test/engine/**/*.test.ts'];
 // The API driven by a client generated from Airflow's spec (issue 24), on both stores.
 ENGINE_SUITES.push('test/api/client.test.ts');
+// The API's store-backed writes (XCom, deletes, /wait, event logs) and DAG versions (issue 24).
+ENGINE_SUITES.push('test/api/writes.test.ts', 'test/api/versions.test.ts');
 /** Suites about the engine's code, not its behaviour on a store: memory project only. */
 const STORE_INDEPENDENT = ['test/engine/purity.test.ts', 'test/engine/layout.test.ts', 'test/engine/handlers/edge.test.ts', 'test/engine/rules/**/*.test.ts', 'test/engine/flow/secrets.test.ts'];
 

@@ -9,6 +9,7 @@ import type { ApiBackend } from './backend.js';
 import { HttpError, invalid, sendEmpty, sendJson } from './http.js';
 import { likeMatcher, listQuery, onlyFields, page, sorter } from './params.js';
 import type { Route, RouteCtx } from './router.js';
+import { runBulk, type BulkOps } from './bulk.js';
 
 /** Where connections are read and written (the CLI's backends; lib/cli/api-secrets.ts builds one). */
 export interface ConnectionStore {
@@ -108,6 +109,18 @@ async function patch({ b, p, url, body }: RouteCtx): Promise<unknown> {
   return connectionJson(c);
 }
 
+/** Connections for a bulk body (bulk.ts): keyed by `connection_id`, built as `post_connection` and `patch_connection` build them. */
+function bulkOps(s: ConnectionStore): BulkOps<Connection> {
+  return {
+    noun: 'connections', keyName: 'connection_id',
+    keyOf: (e) => { onlyFields(e, FIELDS); return bodyId(e); },
+    get: (id) => s.get(id),
+    build: (e, current, mask) => fromBody(e, mask?.length && current ? (current as Connection) : { connId: bodyId(e), extra: {} }, mask?.length ? mask : current ? FIELDS : undefined),
+    save: (c) => s.set(c),
+    remove: (id) => s.delete(id),
+  };
+}
+
 /**
  * @example
  * const routes = connectionRoutes(); // registered in routes.ts
@@ -117,6 +130,7 @@ export function connectionRoutes(): Route[] {
   return [
     { method: 'GET', path: '/api/v2/connections', handle: list },
     { method: 'POST', path: '/api/v2/connections', handle: create },
+    { method: 'PATCH', path: '/api/v2/connections', handle: async ({ b, body }) => runBulk(body, bulkOps(store(b))) },
     {
       method: 'GET', path: one,
       handle: async ({ b, p }) => {

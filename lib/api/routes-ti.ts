@@ -65,7 +65,8 @@ async function xcomEntries({ b, p, url }: RouteCtx): Promise<unknown> {
   return { xcom_entries: entries, total_entries: entries.length };
 }
 
-async function xcomEntry(ctx: RouteCtx): Promise<unknown> {
+/** One XCom entry of a task instance (`map_index` from the query), as `get_xcom_entry` answers it; 404 when it has none. */
+export async function xcomEntry(ctx: RouteCtx): Promise<unknown> {
   ctx.url.searchParams.set('xcom_key', ctx.p.xcom_key);
   const r = (await xcomEntries(ctx)) as { xcom_entries: unknown[] };
   if (!r.xcom_entries.length) throw new HttpError(404, `xcom_key: no XCom ${JSON.stringify(ctx.p.xcom_key)} for task ${ctx.p.task_id}`);

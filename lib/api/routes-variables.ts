@@ -10,6 +10,7 @@ import type { ApiBackend } from './backend.js';
 import { HttpError, invalid, sendEmpty, sendJson } from './http.js';
 import { likeMatcher, listQuery, onlyFields, page, sorter } from './params.js';
 import type { Route, RouteCtx } from './router.js';
+import { runBulk, type BulkOps } from './bulk.js';
 
 /** Where variables are read and written (the CLI's backends; lib/cli/ui.ts builds one). */
 export interface VariableStore {
@@ -89,6 +90,18 @@ async function patch({ b, p, url, body }: RouteCtx): Promise<unknown> {
   return variableJson(s, key, value);
 }
 
+/** Variables for a bulk body (bulk.ts): keyed by `key`, a value kept as `post_variable` keeps it. */
+function bulkOps(s: VariableStore): BulkOps<{ key: string; value: string }> {
+  return {
+    noun: 'variables', keyName: 'key',
+    keyOf: (e) => { onlyFields(e, BODY_FIELDS); return bodyKey(e); },
+    get: (key) => s.get(key),
+    build: (e, current, mask) => ({ key: bodyKey(e), value: mask && !mask.includes('value') && typeof current === 'string' ? current : bodyValue(e) }),
+    save: (v) => s.set(v.key, v.value),
+    remove: (key) => s.delete(key),
+  };
+}
+
 function send(res: ServerResponse, status: number, value: unknown): undefined {
   sendJson(res, status, value);
   return undefined;
@@ -103,6 +116,7 @@ export function variableRoutes(): Route[] {
   return [
     { method: 'GET', path: '/api/v2/variables', handle: list },
     { method: 'POST', path: '/api/v2/variables', handle: create },
+    { method: 'PATCH', path: '/api/v2/variables', handle: async ({ b, body }) => runBulk(body, bulkOps(store(b))) },
     { method: 'GET', path: one, handle: async ({ b, p }) => variableJson(store(b), p.variable_key, await need(store(b), p.variable_key)) },
     { method: 'PATCH', path: one, handle: patch },
     {

@@ -18,6 +18,11 @@ import { taskInstanceRoutes } from './routes-ti.js';
 import { uiRoutes } from './routes-ui.js';
 import { v2Routes } from './routes-v2.js';
 import { devRoutes } from './routes-dev.js';
+import { xcomWriteRoutes } from './routes-xcom.js';
+import { eventLogRoutes } from './routes-event-logs.js';
+import { runOpRoutes } from './routes-run-ops.js';
+import { dagVersionRoutes } from './routes-dag-versions.js';
+import { taskInstanceBulkRoutes } from './routes-ti-bulk.js';
 
 /**
  * @example
@@ -40,5 +45,10 @@ export function apiRoutes(): Route[] {
     ...offRoutes(),
     ...taskInstanceExtraRoutes(),
     ...devRoutes(),
+    ...xcomWriteRoutes(),
+    ...eventLogRoutes(),
+    ...runOpRoutes(),
+    ...dagVersionRoutes(),
+    ...taskInstanceBulkRoutes(),
   ];
 }

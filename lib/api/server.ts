@@ -11,6 +11,7 @@ import type { ApiBackend } from './backend.js';
 import { authenticate, HttpError, problem, readJsonBody, sendHttpError, sendJson, tokenLogin } from './http.js';
 import { Router } from './router.js';
 import { apiRoutes } from './routes.js';
+import { recordAudit } from './audit.js';
 
 export interface ApiServerOptions {
   backend: ApiBackend;
@@ -73,6 +74,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         if (!PUBLIC_PATHS.has(url.pathname)) authenticate(req, token);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname);
         const body = req.method === 'GET' ? {} : await readJsonBody(req);
+        // Airflow's action_logging: recorded before the operation runs, whatever it then answers.
+        if (req.method !== 'GET') await recordAudit(b, req.method ?? '', route.path, params, url, body);
         const out = await route.handle({ b, p: params, url, body, req, res });
         if (out !== undefined) sendJson(res, 200, out);
       } catch (err) {

@@ -18,5 +18,7 @@ export type * from './model/run-slots-store.js';
 export type * from './model/backfill-store.js';
 export type * from './model/poker-state.js';
 export type * from './model/prev-success.js';
+export type * from './model/audit-log.js';
+export type * from './model/run-delete-store.js';
 export type * from './model/asset-store.js';
 export type * from './model/events.js';

@@ -7,6 +7,7 @@ import { assetId } from '../../lib/engine/index.js';
 import { allOf, asset, dag, definePool } from '../../lib/sdk/index.js';
 import type { DagDefinition } from '../../lib/sdk/types.js';
 import type { apiOverRuntime } from './support.js';
+import { MORE_PROBES } from './coverage-requests-more.js';
 
 export interface Probe {
   method?: string;
@@ -316,5 +317,6 @@ export const PROBES: { setup: (h: Harness) => Promise<Fixture>; byOperation: Rec
       ];
     },
     cancel_backfill: async () => [{ path: '/api/v2/backfills/1/cancel' }, { path: '/api/v2/backfills/999/cancel' }],
+    ...MORE_PROBES,
   },
 };

@@ -19,6 +19,8 @@ import { runSlotsContract } from './run-slots.contract.js';
 import { backfillStoreContract } from './backfill-store.contract.js';
 import { pokerStateContract } from './poker-state.contract.js';
 import { prevSuccessContract } from './prev-success.contract.js';
+import { auditLogContract } from './audit-log.contract.js';
+import { runDeleteContract } from './run-delete.contract.js';
 import { keptEventsContract } from './kept-events.contract.js';
 
 const endpoint = inject('dynamodbEndpoint');
@@ -43,6 +45,8 @@ describe.skipIf(!endpoint)('DynamoDB store', () => {
   backfillStoreContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   pokerStateContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   prevSuccessContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  auditLogContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
+  runDeleteContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
   keptEventsContract('dynamodb', async () => new DynamoStore({ client, tablePrefix: await freshPrefix(), blobs: new MemoryBlobStore() }));
 
   describe('DynamoDB adapter specifics', () => {

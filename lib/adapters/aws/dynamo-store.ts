@@ -34,9 +34,12 @@ import { DynamoRunSlots, NO_SLOTS, slotsOf } from './dynamo-run-slots.js';
 import { DynamoRunLists } from './dynamo-runs.js';
 import { DynamoBackfills } from './dynamo-backfills.js';
 import { DynamoPrevSuccess } from './dynamo-prev-success.js';
+import { DynamoAuditLog } from './dynamo-audit-log.js';
+import { DynamoRunDeletes } from './dynamo-run-delete.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import type { RunSuccessMark } from '../../engine/index.js';
+import type { AuditEvent } from '../../engine/index.js';
 import { DynamoAssets } from './dynamo-assets.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from '../../engine/index.js';
 import { DynamoKeptEvents } from './dynamo-events.js';
@@ -104,6 +107,15 @@ export class DynamoStore implements Store {
   private get prevSuccess() { return new DynamoPrevSuccess(this.r, this.t); }
   putLastSuccess(dagId: string, mark: RunSuccessMark) { return this.prevSuccess.putLastSuccess(dagId, mark); }
   getLastSuccess(dagId: string) { return this.prevSuccess.getLastSuccess(dagId); }
+  // The API's audit log (dynamo-audit-log.ts).
+  private get auditLog() { return new DynamoAuditLog(this.r, this.t); }
+  appendAuditEvent(e: Omit<AuditEvent, 'id'>) { return this.auditLog.appendAuditEvent(e); }
+  getAuditEvent(id: number) { return this.auditLog.getAuditEvent(id); }
+  listAuditEvents() { return this.auditLog.listAuditEvents(); }
+  // Deleting finished runs and task instances (dynamo-run-delete.ts).
+  deleteRun(dagId: string, runId: string) { return new DynamoRunDeletes(this.r, this.t).deleteRun(dagId, runId); }
+  deleteTask(key: TaskKey) { return new DynamoRunDeletes(this.r, this.t).deleteTask(key); }
+  deleteXcom(key: XcomKey) { return new DynamoRunDeletes(this.r, this.t).deleteXcom(key); }
 
   // Backfills (dynamo-backfills.ts).
   private readonly backfills: DynamoBackfills;

@@ -21,9 +21,12 @@ import { MemoryRunSlots } from './run-slots.js';
 import { MemoryBackfills } from './backfills.js';
 import { MemoryPokerStates } from './poker-state.js';
 import { MemoryPrevSuccess } from './prev-success.js';
+import { MemoryAuditLog } from './audit-log.js';
+import { deleteMemoryRun, deleteMemoryTask, deleteMemoryXcom } from './run-delete.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import type { RunSuccessMark } from '../../engine/index.js';
+import type { AuditEvent } from '../../engine/index.js';
 import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
@@ -86,6 +89,15 @@ export class MemoryStore extends MemoryAssets implements Store {
   private readonly prevSuccess = new MemoryPrevSuccess();
   putLastSuccess(dagId: string, mark: RunSuccessMark) { return this.prevSuccess.putLastSuccess(dagId, mark); }
   getLastSuccess(dagId: string) { return this.prevSuccess.getLastSuccess(dagId); }
+  /** The API's audit log (audit-log.ts). */
+  private readonly auditLog = new MemoryAuditLog();
+  appendAuditEvent(e: Omit<AuditEvent, 'id'>) { return this.auditLog.appendAuditEvent(e); }
+  getAuditEvent(id: number) { return this.auditLog.getAuditEvent(id); }
+  listAuditEvents() { return this.auditLog.listAuditEvents(); }
+  /** Deleting finished runs and task instances (run-delete.ts). */
+  async deleteRun(dagId: string, runId: string) { return deleteMemoryRun({ runs: this.runs, tasks: this.tasks, xcoms: this.xcoms }, dagId, runId); }
+  async deleteTask(key: TaskKey) { return deleteMemoryTask({ runs: this.runs, tasks: this.tasks, xcoms: this.xcoms }, key); }
+  async deleteXcom(key: XcomKey) { return deleteMemoryXcom({ runs: this.runs, tasks: this.tasks, xcoms: this.xcoms }, key); }
 
   /**
    * Backfills (backfills.ts). A step writes its run through createRun/updateRun, whose

@@ -22,6 +22,8 @@ import type { PokerStateStore } from './poker-state.js';
 import type { AssetStore } from './asset-store.js';
 import type { PrevSuccessStore } from './prev-success.js';
 import type { EventStore } from './events.js';
+import type { AuditLogStore } from './audit-log.js';
+import type { RunDeleteStore } from './run-delete-store.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -84,7 +86,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore, AuditLogStore, RunDeleteStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;
