@@ -10,7 +10,7 @@ import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
 import type { AwsEnv } from '../adapters/aws/wiring.js';
 import { AirlessError, InvalidInputError } from '../engine/index.js';
 import { DEFAULT_CONFIG } from '../engine/index.js';
-import { tableNamesFrom, tableOutputName } from '../infra/table-definitions.js';
+import { tableNamesFrom, tableOutputName } from '../adapters/aws/stack-contract.js';
 
 /**
  * Output keys the CLI reads (lib/infra/stack.ts). The optional ones are not emitted by

@@ -4,11 +4,11 @@
  * environment; `AIRLESS_AWS_ENDPOINT` points every client at LocalStack. AWS errors are
  * explained in one line: exit 2 for setup and input problems, 1 otherwise.
  */
-import { SystemClock } from '../adapters/memory/clock.js';
+import { SystemClock } from '../adapters/clock.js';
 import { awsPorts, type AwsEnv, type AwsPorts } from '../adapters/aws/wiring.js';
 import { AirlessError } from '../engine/index.js';
 import type { Clock, Log, Metrics } from '../engine/index.js';
-import { TimerPump } from '../runtime/timer-pump.js';
+import { TimerPump } from '../adapters/aws/eventbridge/timer-pump.js';
 import { cmdClear, cmdLogs, cmdPause, cmdRuns, cmdSignal, cmdTasks, cmdTrigger } from './aws-ops.js';
 import { defaultCacheDir } from '../build/index.js';
 import { pushBundle } from './aws-push.js';

@@ -1,7 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { Airless, type AirlessProps } from './airless.js';
-import { tableOutputName } from './table-definitions.js';
+import { tableOutputName } from '../adapters/aws/stack-contract.js';
 
 export interface AirlessStackProps extends StackProps {
   /** Props of the {@link Airless} construct. @default all defaults */

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { InvalidDagError } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
-import { toEventBridgeExpression } from '../adapters/aws/eventbridge-cron.js';
+import { toEventBridgeExpression } from '../adapters/aws/eventbridge/to-expression.js';
 import type { DagDefinition, PoolDefinition, SensorDefinition } from '../sdk/types.js';
 import { DEFINITION, isSdkDag } from '../sdk/airflow-ts-sdk/dag.js';
 

@@ -2,7 +2,7 @@
  * Schedules from the template for the gateway's Scheduler emulator, and the next moment
  * any schedule fires (where `--time-warp` may jump to).
  */
-import { parseAt, recurringSpec } from '../runtime/timer-pump.js';
+import { parseAt, recurringSpec } from '../adapters/aws/eventbridge/timer-pump.js';
 import { nextTick } from '../engine/index.js';
 import type { ScheduleInput } from './gateway/scheduler/types.js';
 import type { StackTemplate } from './template.js';

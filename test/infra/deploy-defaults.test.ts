@@ -16,7 +16,7 @@ import type { AirlessStack } from '../../lib/infra/stack.js';
 import { BLOBS_PREFIX, BUNDLES_PREFIX, EXPIRING_BLOB_KINDS } from '../../lib/infra/bundle-bucket.js';
 import { PROJECT_ROOT } from '../../lib/infra/functions.js';
 import { StateTables } from '../../lib/infra/state-tables.js';
-import { tableDefinitions, tableEnvName, tableOutputName } from '../../lib/infra/table-definitions.js';
+import { tableDefinitions, tableEnvName, tableOutputName } from '../../lib/adapters/aws/stack-contract.js';
 import { NO_BUNDLING, logicalId, resourcesOf, synthAirless } from './synth.js';
 
 interface Rule {

@@ -3,9 +3,9 @@
  * (lib/adapters/aws/dynamo-schema.ts) so that the CDK tables, `createTables()` for
  * DynamoDB Local and the store adapter can never disagree.
  */
-import { TABLES, type TableDef, type TableId, type TableNames } from '../adapters/aws/dynamo-schema.js';
+import { TABLES, type TableDef, type TableId, type TableNames } from './dynamo-schema.js';
 
-export type { IndexDef, KeyAttr, TableDef, TableId } from '../adapters/aws/dynamo-schema.js';
+export type { IndexDef, KeyAttr, TableDef, TableId } from './dynamo-schema.js';
 
 /** A table to create: its schema id (`tasks`) and definition. */
 export interface TableDefinition {

@@ -6,7 +6,7 @@
  * EventBridge Scheduler does (croner would move it later).
  */
 import { Cron } from 'croner';
-import { invalid } from './errors.js';
+import { invalid } from '../../../rehearsal/gateway/scheduler/errors.js';
 
 export type Expression =
   | { kind: 'at'; at: number }

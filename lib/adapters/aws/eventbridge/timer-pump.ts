@@ -14,10 +14,10 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { InvalidInputError } from '../engine/index.js';
-import type { ScheduleSpec } from '../engine/index.js';
-import type { Clock } from '../engine/index.js';
-import { nextTick, normalizeDate, prevTick } from '../engine/index.js';
+import { InvalidInputError } from '../../../engine/index.js';
+import type { ScheduleSpec } from '../../../engine/index.js';
+import type { Clock } from '../../../engine/index.js';
+import { nextTick, normalizeDate, prevTick } from '../../../engine/index.js';
 
 export interface TimerPumpOptions {
   scheduler: SchedulerClient;

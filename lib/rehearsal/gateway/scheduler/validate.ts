@@ -3,7 +3,7 @@
  * ValidationException for every malformed field.
  */
 import { invalid } from './errors.js';
-import { checkTimezone, parseExpression, type Expression } from './expressions.js';
+import { checkTimezone, parseExpression, type Expression } from '../../../adapters/aws/eventbridge/expressions.js';
 import type { Schedule, ScheduleInput, ScheduleTarget } from './types.js';
 
 const NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
