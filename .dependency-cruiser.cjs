@@ -43,6 +43,13 @@ module.exports = {
       from: { path: '^test/' },
       to: { path: '^lib/engine/', pathNot: '^lib/engine/index\\.ts$' },
     },
+    {
+      name: 'adapters-not-infra',
+      comment: 'The functions\' code never loads the CDK: the adapters read the stack\'s names from lib/adapters/aws/stack-contract.ts, which lib/infra imports, never the other way (issue 25 §1).',
+      severity: 'error',
+      from: { path: '^lib/adapters/' },
+      to: { path: '^lib/infra/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -5,7 +5,7 @@
 import { runAwsCommand } from '../../cli/aws.js';
 import { CONNECTIONS_VERBS } from '../../cli/commands/connections.js';
 import { VARIABLES_VERBS } from '../../cli/commands/variables.js';
-import { envFromOutputs } from '../../cli/aws-stack.js';
+import { envFromOutputs } from '../../adapters/aws/stack-contract.js';
 import { awsPorts, type AwsPorts } from '../../adapters/aws/wiring.js';
 import { AirlessError } from '../../engine/index.js';
 import type { TaskInstance } from '../../engine/index.js';
