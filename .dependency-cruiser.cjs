@@ -50,6 +50,13 @@ module.exports = {
       from: { path: '^lib/adapters/' },
       to: { path: '^lib/infra/' },
     },
+    {
+      name: 'isolation-below-build',
+      comment: 'Loading a bundle and running its tries (lib/isolation) never needs the bundler (lib/build): the build writes manifests with the loader\'s collect, never the other way (issue 25 §4).',
+      severity: 'error',
+      from: { path: '^lib/isolation/' },
+      to: { path: '^lib/build/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
