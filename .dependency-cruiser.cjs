@@ -77,10 +77,24 @@ module.exports = {
     },
     {
       name: 'rehearsal-without-cli',
-      comment: 'The rehearsal drives the CLI through a runner it is given (issue 25 §2) and imports nothing of lib/cli. TEMPORARY: lib/cli/aws-stack.ts (stack output names) until lib/adapters/aws/stack-contract.ts lands (issue 25 §1).',
+      comment: 'The rehearsal drives the CLI through a runner it is given (issue 25 §2) and imports nothing of lib/cli. The stack output names come from lib/adapters/aws/stack-contract.ts.',
       severity: 'error',
       from: { path: '^lib/rehearsal/' },
-      to: { path: '^lib/cli/', pathNot: '^lib/cli/aws-stack\\.ts$' },
+      to: { path: '^lib/cli/' },
+    },
+    {
+      name: 'adapters-not-infra',
+      comment: 'The functions\' code never loads the CDK: the adapters read the stack\'s names from lib/adapters/aws/stack-contract.ts, which lib/infra imports, never the other way (issue 25 §1).',
+      severity: 'error',
+      from: { path: '^lib/adapters/' },
+      to: { path: '^lib/infra/' },
+    },
+    {
+      name: 'isolation-below-build',
+      comment: 'Loading a bundle and running its tries (lib/isolation) never needs the bundler (lib/build): the build writes manifests with the loader\'s collect, never the other way (issue 25 §4).',
+      severity: 'error',
+      from: { path: '^lib/isolation/' },
+      to: { path: '^lib/build/' },
     },
   ],
   options: {

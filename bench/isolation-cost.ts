@@ -5,7 +5,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { loadBundle } from '../lib/build/load.js';
+import { loadBundle } from '../lib/isolation/load.js';
 import { closeIsolationPools, loadIsolatedBundle } from '../lib/isolation/isolated-bundle.js';
 import { shapeBundle } from './isolated-shapes.js';
 import { shapePlans } from './dags.js';

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { VirtualClock } from '../lib/adapters/memory/clock.js';
+import { VirtualClock } from '../lib/adapters/clock.js';
 import { createTables } from '../lib/adapters/aws/dynamo-schema.js';
 import { DynamoStore } from '../lib/adapters/aws/dynamo-store.js';
 import { dag, definePool } from '../lib/sdk/index.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { VirtualClock } from '../lib/adapters/memory/clock.js';
+import { VirtualClock } from '../lib/adapters/clock.js';
 import { MemoryLog } from '../lib/adapters/memory/observe.js';
 import { buildToLocalVersion, LocalBundleSource } from '../lib/build/index.js';
 import { EmbeddedRuntime } from '../lib/runtime/embedded.js';

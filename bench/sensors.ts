@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { SystemClock } from '../lib/adapters/memory/clock.js';
+import { SystemClock } from '../lib/adapters/clock.js';
 import { MemoryLog, MemoryMetrics } from '../lib/adapters/memory/observe.js';
 import { MemoryStore } from '../lib/adapters/memory/store.js';
 import type { TriggerRecord } from '../lib/engine/index.js';

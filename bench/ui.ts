@@ -9,7 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SystemClock } from '../lib/adapters/memory/clock.js';
+import { SystemClock } from '../lib/adapters/clock.js';
 import { MemoryStore } from '../lib/adapters/memory/store.js';
 import { startApiServer } from '../lib/api/server.js';
 import { MemoryTaskLogs } from '../lib/api/task-logs.js';

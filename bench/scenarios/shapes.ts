@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTables, deleteTables } from '../../lib/adapters/aws/dynamo-schema.js';
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
-import { VirtualClock } from '../../lib/adapters/memory/clock.js';
+import { VirtualClock } from '../../lib/adapters/clock.js';
 import { MemoryLog } from '../../lib/adapters/memory/observe.js';
 import type { TaskInstance } from '../../lib/engine/index.js';
 import type { Clock, Store } from '../../lib/engine/index.js';

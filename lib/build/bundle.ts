@@ -12,9 +12,9 @@ import type { DagSpec, Manifest } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES, checkPools, unknownTriggerTarget, validateDagSpec } from '../engine/index.js';
 import { packageInfo } from '../package-info.js';
 import { BuildCache, cacheKey, folderListing } from './cache.js';
-import { sha256Hex } from './collect.js';
+import { sha256Hex } from '../engine/index.js';
 import { collectIsolated } from './collect-isolated.js';
-import { checkDeployable } from './collect.js';
+import { checkDeployable } from '../isolation/collect.js';
 import { typecheckDagFiles } from './typecheck.js';
 
 /** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { InvalidDagError } from '../engine/index.js';
 import type { DagSpec } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
-import { errorInFile } from './collect.js';
+import { errorInFile } from '../isolation/collect.js';
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');

@@ -3,7 +3,7 @@
  * `emit` records the event in an embedded runtime of the folder and runs every run it
  * triggers (and theirs) to the end, as `airless run` follows a producer.
  */
-import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { SystemClock, VirtualClock } from '../adapters/clock.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { builtinSensors } from '../sensors/index.js';
 import { cmdAssetsEmit, cmdAssetsListLocal } from './assets.js';

@@ -1,49 +1,19 @@
 /**
  * Finding a deployed stack from the CLI: SDK clients from the usual AWS environment
- * (or one endpoint for LocalStack), the stack's outputs turned into the environment the
- * functions get, and AWS errors explained in one line with a hint.
+ * (or one endpoint for LocalStack), the stack's outputs (read into the functions'
+ * environment by the stack contract, lib/adapters/aws/stack-contract.ts), and AWS errors
+ * explained in one line with a hint.
  */
-import { DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from '../adapters/aws/secrets-aws.js';
 import { CloudFormationClient, DescribeStacksCommand, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { makeClients, type AwsClients } from '../adapters/aws/clients.js';
-import type { AwsEnv } from '../adapters/aws/wiring.js';
-import { AirlessError, InvalidInputError } from '../engine/index.js';
-import { DEFAULT_CONFIG } from '../engine/index.js';
-import { tableNamesFrom, tableOutputName } from '../infra/table-definitions.js';
+import { AwsConfigError, STACK_OUTPUTS } from '../adapters/aws/stack-contract.js';
+import { AirlessError } from '../engine/index.js';
 
-/**
- * Output keys the CLI reads (lib/infra/stack.ts). The optional ones are not emitted by
- * the stack yet; without them the CLI derives the value (queue ARNs from URLs, the
- * worker log group from the stack's resources) or uses the functions' defaults.
- */
-export const STACK_OUTPUTS = {
-  bucket: 'BucketName',
-  queueUrl: 'QueueUrl',
-  dlqUrl: 'DeadLetterQueueUrl',
-  schedulerDlqUrl: 'SchedulerDeadLetterQueueUrl',
-  timerGroup: 'SchedulerGroup',
-  dagScheduleGroup: 'DagScheduleGroup',
-  // optional
-  queueArn: 'QueueArn',
-  schedulerRoleArn: 'SchedulerRoleArn',
-  schedulerDlqArn: 'SchedulerDeadLetterQueueArn',
-  workerLogGroup: 'WorkerLogGroupName',
-  pokerLogGroup: 'PokerLogGroupName',
-  tickLogGroup: 'TickLogGroupName',
-  shards: 'Shards',
-  workerTimeoutMs: 'WorkerTimeoutMs',
-  systemScheduleGroup: 'SystemScheduleGroup',
-} as const;
-
-const REQUIRED = ['bucket', 'queueUrl', 'timerGroup', 'dagScheduleGroup'] as const;
-/** Stacks deployed before the tables were unnamed also output the names' common prefix. */
-const LEGACY_TABLE_PREFIX = 'TablePrefix';
+// The stack contract's names and readers, where the CLI has always exported them.
+export { AwsConfigError, envFromOutputs, queueArnFromUrl, STACK_OUTPUTS } from '../adapters/aws/stack-contract.js';
 
 export const DEFAULT_STACK = 'Airless';
-
-/** A problem with the user's setup (credentials, region, stack name): exit code 2. */
-export class AwsConfigError extends InvalidInputError {}
 
 export interface CliClients extends AwsClients {
   cloudformation: CloudFormationClient;
@@ -94,63 +64,6 @@ export async function stackOutputs(cf: CloudFormationClient, stackName: string):
     throw new AwsConfigError(`stack ${stackName} is ${stack.StackStatus}; redeploy it with \`npx cdk deploy\``);
   }
   return Object.fromEntries((stack.Outputs ?? []).filter((o) => o.OutputKey && o.OutputValue).map((o) => [o.OutputKey!, o.OutputValue!]));
-}
-
-/**
- * `arn:aws:sqs:<region>:<account>:<name>` from a queue URL (AWS, `sqs.<region>.*` LocalStack hosts, or `host/<account>/<name>`).
- *
- * @example
- * queueArnFromUrl('https://sqs.eu-west-1.amazonaws.com/123456789012/ready'); // 'arn:aws:sqs:eu-west-1:123456789012:ready'
- */
-export function queueArnFromUrl(url: string, fallbackRegion = 'us-east-1'): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch (cause) {
-    throw new InvalidInputError(`not a queue URL: ${url}`, { cause });
-  }
-  const [account, name] = u.pathname.split('/').filter(Boolean);
-  if (!account || !name) throw new InvalidInputError(`not a queue URL (expected .../<account>/<name>): ${url}`);
-  const host = /^(?:sqs\.)?([a-z]{2}(?:-gov|-iso[a-z]*)?-[a-z]+-\d)\./.exec(u.hostname);
-  const partition = u.hostname.endsWith('.amazonaws.com.cn') ? 'aws-cn' : 'aws';
-  return `arn:${partition}:sqs:${host?.[1] ?? fallbackRegion}:${account}:${name}`;
-}
-
-/**
- * The functions' environment ({@link AwsEnv}) from stack outputs; a missing required
- * output is named in the error.
- *
- * @example
- * const env = envFromOutputs(await stackOutputs(cf, 'Airless'), { stackName: 'Airless' });
- */
-export function envFromOutputs(o: Record<string, string>, opts: { stackName: string; region?: string }): AwsEnv {
-  // One output per table (`TableTasks`...): CloudFormation names the tables.
-  const tables = tableNamesFrom((id) => o[tableOutputName(id)]);
-  const tableOutputsMissing = o[LEGACY_TABLE_PREFIX] ? [] : tables.missing.map(tableOutputName);
-  const missing = [...REQUIRED.map((k) => STACK_OUTPUTS[k]).filter((k) => !o[k]), ...tableOutputsMissing];
-  if (missing.length) {
-    throw new AwsConfigError(`stack ${opts.stackName} has no output ${missing.join(', ')}; is it an Airless stack? (redeploy with \`npx cdk deploy\`)`);
-  }
-  const get = (k: keyof typeof STACK_OUTPUTS) => o[STACK_OUTPUTS[k]];
-  const num = (k: keyof typeof STACK_OUTPUTS, d: number) => (get(k) !== undefined && Number.isFinite(Number(get(k))) ? Number(get(k)) : d);
-  const schedulerDlqUrl = get('schedulerDlqUrl');
-  return {
-    tableNames: tables.names,
-    tablePrefix: o[LEGACY_TABLE_PREFIX] ?? '',
-    queueUrl: get('queueUrl'),
-    queueArn: get('queueArn') ?? queueArnFromUrl(get('queueUrl'), opts.region),
-    bucket: get('bucket'),
-    shards: num('shards', 8),
-    timerGroup: get('timerGroup'),
-    dagScheduleGroup: get('dagScheduleGroup'),
-    schedulerRoleArn: get('schedulerRoleArn') ?? '',
-    schedulerDlqArn: get('schedulerDlqArn') ?? (schedulerDlqUrl ? queueArnFromUrl(schedulerDlqUrl, opts.region) : ''),
-    workerTimeoutMs: num('workerTimeoutMs', 300_000),
-    runRetentionMs: DEFAULT_CONFIG.runRetentionMs,
-    variablesPrefix: o.VariablesPrefix ?? DEFAULT_VARIABLES_PREFIX,
-    connectionsPrefix: o.ConnectionsPrefix ?? DEFAULT_CONNECTIONS_PREFIX,
-    systemScheduleGroup: get('systemScheduleGroup'),
-  };
 }
 
 /**

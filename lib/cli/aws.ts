@@ -4,11 +4,11 @@
  * `--endpoint` or `AIRLESS_AWS_ENDPOINT` points every client at a rehearsal or LocalStack.
  * AWS errors are explained in one line: exit 2 for setup and input problems, 1 otherwise.
  */
-import { SystemClock } from '../adapters/memory/clock.js';
+import { SystemClock } from '../adapters/clock.js';
 import { awsPorts, type AwsEnv, type AwsPorts } from '../adapters/aws/wiring.js';
 import { AirlessError } from '../engine/index.js';
 import type { Clock, Log, Metrics } from '../engine/index.js';
-import { TimerPump } from '../runtime/timer-pump.js';
+import { TimerPump } from '../adapters/aws/eventbridge/timer-pump.js';
 import { cmdLogs, syncScheduleState } from './aws-ops.js';
 import { AwsConfigError, cliClients, DEFAULT_STACK, envFromOutputs, explainAwsError, stackOutputs, functionLogGroups, type CliClients } from './aws-stack.js';
 import type { CliIo } from './io.js';

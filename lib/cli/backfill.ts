@@ -3,7 +3,7 @@
  * runtime's, a dev's, a stack's), the creation of a backfill on a dev or a stack (the
  * engine there runs it), and the embedded run of a whole backfill to its end.
  */
-import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { SystemClock, VirtualClock } from '../adapters/clock.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
 import {
   backfillCost, backfillRuns, CONFIRM_ABOVE, createBackfill, MAX_BACKFILL_DATES, NotFoundError, previewBackfill, PRICES,

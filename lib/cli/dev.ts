@@ -5,7 +5,7 @@
  */
 import { watch } from 'node:fs';
 import path from 'node:path';
-import { SystemClock } from '../adapters/memory/clock.js';
+import { SystemClock } from '../adapters/clock.js';
 import { sha256Hex } from '../engine/index.js';
 import { localJobs } from './jobs.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';

@@ -3,7 +3,7 @@
  * DynamoDB store (`--dynamodb-endpoint URL`, or `--store dynamodb-local`, which starts
  * DynamoDB Local for the run and stops it after), with the same output and exit codes.
  */
-import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { SystemClock, VirtualClock } from '../adapters/clock.js';
 import type { StateEvent } from '../adapters/memory/observe.js';
 import { NotFoundError } from '../engine/index.js';
 import type { DagRun, DagSpec, TaskInstance } from '../engine/index.js';

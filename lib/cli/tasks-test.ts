@@ -3,7 +3,7 @@
  * nothing, like `airflow tasks test`; `--map-index N` runs one instance of a mapped task
  * with its element.
  */
-import { VirtualClock } from '../adapters/memory/clock.js';
+import { VirtualClock } from '../adapters/clock.js';
 import { InvalidInputError, NotFoundError } from '../engine/index.js';
 import type { DagSpec, LoadedBundle, Ports, TaskInstance, TaskSpec } from '../engine/index.js';
 import { elementAt, instanceId, mapLength, namedSources, pokeOnce, runBody, taskSpec } from '../engine/index.js';

@@ -23,7 +23,7 @@ import type { Functions } from './functions.js';
 import { grantEventSource, grantSend, grantTables, type DynamoAction } from './grants.js';
 import type { ReadyQueue } from './ready-queue.js';
 import type { StateTables } from './state-tables.js';
-import type { TableId } from './table-definitions.js';
+import type { TableId } from '../adapters/aws/stack-contract.js';
 
 /** A bucket whose object-created events may feed assets, optionally only under a key prefix. */
 export interface AssetBucketSource {

@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../engine/index.js';
+import { FUNCTION_ENV, STACK_DEFAULTS } from '../adapters/aws/stack-contract.js';
 import { grantEventSource, grantSend, grantTables, TABLE_ACCESS } from './grants.js';
 import type { BundleBucket } from './bundle-bucket.js';
 import type { ReadyQueue } from './ready-queue.js';
@@ -108,9 +109,9 @@ export class Functions extends Construct {
 
   constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
-    const shards = checkInt('shards', props.shards ?? 8, 1, 64);
+    const shards = checkInt('shards', props.shards ?? STACK_DEFAULTS.shards, 1, 64);
     const workerMemoryMb = checkInt('workerMemoryMb', props.workerMemoryMb ?? WORKER_DEFAULTS.memoryMb, 128, 10_240);
-    const workerTimeout = props.workerTimeout ?? Duration.minutes(5);
+    const workerTimeout = props.workerTimeout ?? Duration.millis(STACK_DEFAULTS.workerTimeoutMs);
     checkInt('workerTimeout (seconds)', workerTimeout.toSeconds(), 1, 900);
     const maxConcurrency = checkInt('workerMaxConcurrency', props.workerMaxConcurrency ?? 50, 2, 1000);
     const batchSize = checkInt('workerBatchSize', props.workerBatchSize ?? 10, 1, 10);
@@ -121,12 +122,12 @@ export class Functions extends Construct {
     const environment: Record<string, string> = {
       ...state.environment(),
       ...schedules.environment(),
-      AIRLESS_QUEUE_URL: readyQueue.queue.queueUrl,
-      AIRLESS_QUEUE_ARN: readyQueue.queue.queueArn,
-      AIRLESS_BUCKET: bundles.bucket.bucketName,
-      AIRLESS_SHARDS: String(shards),
-      AIRLESS_WORKER_TIMEOUT_MS: String(workerTimeout.toMilliseconds()),
-      AIRLESS_RUN_RETENTION_MS: String(runRetention.toMilliseconds()),
+      [FUNCTION_ENV.queueUrl]: readyQueue.queue.queueUrl,
+      [FUNCTION_ENV.queueArn]: readyQueue.queue.queueArn,
+      [FUNCTION_ENV.bucket]: bundles.bucket.bucketName,
+      [FUNCTION_ENV.shards]: String(shards),
+      [FUNCTION_ENV.workerTimeoutMs]: String(workerTimeout.toMilliseconds()),
+      [FUNCTION_ENV.runRetentionMs]: String(runRetention.toMilliseconds()),
       POWERTOOLS_SERVICE_NAME: 'airless',
       POWERTOOLS_METRICS_NAMESPACE: 'Airless',
       NODE_OPTIONS: '--enable-source-maps',

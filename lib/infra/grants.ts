@@ -16,7 +16,7 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { acknowledgeWildcardResource } from './nag.js';
 import type { StateTables } from './state-tables.js';
-import type { TableId } from './table-definitions.js';
+import type { TableId } from '../adapters/aws/stack-contract.js';
 
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
 export type FunctionKey = 'tick' | 'worker' | 'poker' | 'registerBundle' | 'events';

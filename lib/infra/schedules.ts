@@ -7,6 +7,7 @@ import { InvalidInputError } from '../engine/index.js';
 import { acknowledgeOnGrantee, acknowledgeWildcardResource } from './nag.js';
 import type { ReadyQueue } from './ready-queue.js';
 import { POKER_SCHEDULE_PREFIX } from '../adapters/aws/poker-schedules.js';
+import { FUNCTION_ENV } from '../adapters/aws/stack-contract.js';
 
 export interface SchedulesProps {
   /** The queue that DAG schedules and long timers deliver to. */
@@ -103,15 +104,15 @@ export class Schedules extends Construct {
   /**
    * Environment a function needs to create schedules that deliver to the ready queue.
    * @example
-   * fn.addEnvironment('AIRLESS_SCHEDULER_GROUP', schedules.environment().AIRLESS_SCHEDULER_GROUP);
+   * fn.addEnvironment(FUNCTION_ENV.timerGroup, schedules.environment()[FUNCTION_ENV.timerGroup]);
    */
   environment(): Record<string, string> {
     return {
-      AIRLESS_SCHEDULER_GROUP: this.timerGroupName,
-      AIRLESS_DAG_SCHEDULE_GROUP: this.dagGroupName,
-      AIRLESS_SCHEDULER_ROLE_ARN: this.targetRole.roleArn,
-      AIRLESS_SCHEDULER_DLQ_ARN: this.readyQueue.schedulerDeadLetterQueue.queueArn,
-      AIRLESS_SYSTEM_SCHEDULE_GROUP: this.systemGroupName,
+      [FUNCTION_ENV.timerGroup]: this.timerGroupName,
+      [FUNCTION_ENV.dagScheduleGroup]: this.dagGroupName,
+      [FUNCTION_ENV.schedulerRoleArn]: this.targetRole.roleArn,
+      [FUNCTION_ENV.schedulerDlqArn]: this.readyQueue.schedulerDeadLetterQueue.queueArn,
+      [FUNCTION_ENV.systemScheduleGroup]: this.systemGroupName,
     };
   }
 

@@ -10,6 +10,7 @@ import { Arn, ArnFormat, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import { acknowledgeWildcardResource } from './nag.js';
+import { DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX, FUNCTION_ENV } from '../adapters/aws/stack-contract.js';
 
 export interface SecretsGrantProps {
   /** @default '/airless/variables/' */
@@ -27,8 +28,8 @@ export interface SecretsGrantProps {
  * const env = grantSecrets(this, [worker, poker, tick], { notificationTopicArns: [alerts.topicArn] });
  */
 export function grantSecrets(scope: IConstruct, grantees: iam.IGrantable[], props: SecretsGrantProps): Record<string, string> {
-  const variablesPrefix = props.variablesPrefix ?? '/airless/variables/';
-  const connectionsPrefix = props.connectionsPrefix ?? 'airless/connections/';
+  const variablesPrefix = props.variablesPrefix ?? DEFAULT_VARIABLES_PREFIX;
+  const connectionsPrefix = props.connectionsPrefix ?? DEFAULT_CONNECTIONS_PREFIX;
   for (const [name, prefix] of [['variablesPrefix', variablesPrefix], ['connectionsPrefix', connectionsPrefix]] as const) {
     if (!/^[A-Za-z0-9_.\-/]+$/.test(prefix)) throw new Error(`${name} ${JSON.stringify(prefix)} may hold only letters, digits, _ . - /`);
   }
@@ -45,5 +46,5 @@ export function grantSecrets(scope: IConstruct, grantees: iam.IGrantable[], prop
       g.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [...props.notificationTopicArns] }));
     }
   }
-  return { AIRLESS_VARIABLES_PREFIX: variablesPrefix, AIRLESS_CONNECTIONS_PREFIX: connectionsPrefix };
+  return { [FUNCTION_ENV.variablesPrefix]: variablesPrefix, [FUNCTION_ENV.connectionsPrefix]: connectionsPrefix };
 }

@@ -4,7 +4,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { InvalidInputError } from '../engine/index.js';
 import { acknowledgeWildcardResource } from './nag.js';
-import { tableDefinitions, tableEnvName, type KeyAttr, type TableDefinition } from './table-definitions.js';
+import { tableDefinitions, tableEnvName, type KeyAttr, type TableDefinition } from '../adapters/aws/stack-contract.js';
 
 export interface StateTablesProps {
   /**

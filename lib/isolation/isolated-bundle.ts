@@ -7,7 +7,7 @@
  */
 import { totalmem } from 'node:os';
 import path from 'node:path';
-import { loadBundle } from '../build/load.js';
+import { loadBundle } from './load.js';
 import type { Manifest } from '../engine/index.js';
 import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
 import { TaskCodeError } from './errors.js';

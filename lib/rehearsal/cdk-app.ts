@@ -9,8 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-// TEMPORARY (issue 25 §1): STACK_OUTPUTS moves to lib/adapters/aws/stack-contract.ts; re-point this import there.
-import { STACK_OUTPUTS } from '../cli/aws-stack.js';
+import { REQUIRED_OUTPUTS, STACK_OUTPUTS } from '../adapters/aws/stack-contract.js';
 import { AirlessError, InvalidInputError } from '../engine/index.js';
 import { StackTemplate, type CfnTemplate } from './template.js';
 
@@ -22,7 +21,7 @@ export interface SynthOptions {
 }
 
 /** The outputs that make a stack an Airless stack (what `airless push` and the functions read). */
-const AIRLESS_OUTPUTS = [STACK_OUTPUTS.bucket, STACK_OUTPUTS.queueUrl, STACK_OUTPUTS.timerGroup, STACK_OUTPUTS.dagScheduleGroup];
+const AIRLESS_OUTPUTS = REQUIRED_OUTPUTS.map((k) => STACK_OUTPUTS[k]);
 
 /**
  * The `cdk` CLI's entry script: the project's own `aws-cdk` first (the version the user

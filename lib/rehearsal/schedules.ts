@@ -2,8 +2,7 @@
  * Schedules from the template for the gateway's Scheduler emulator, and the next moment
  * any schedule fires (where `--time-warp` may jump to).
  */
-import { parseAt, recurringSpec } from '../runtime/timer-pump.js';
-import { nextTick } from '../engine/index.js';
+import { nextFire, parseExpression } from '../adapters/aws/eventbridge/expressions.js';
 import type { ScheduleInput } from './gateway/scheduler/types.js';
 import type { StackTemplate } from './template.js';
 
@@ -41,12 +40,9 @@ export function nextScheduleFire(schedules: readonly ScheduleLike[], now: number
     const tz = s.ScheduleExpressionTimezone ?? 'UTC';
     let at: number | undefined;
     try {
-      if (s.ScheduleExpression.startsWith('at(')) {
-        at = parseAt(s.ScheduleExpression, tz);
-        if (at <= now) at = now + 1; // due and not yet delivered: deliver now
-      } else {
-        at = nextTick(recurringSpec(s.ScheduleExpression, tz), now, s.StartDate ?? s.CreationDate);
-      }
+      const e = parseExpression(s.ScheduleExpression, tz);
+      // An at() due and not yet delivered is delivered now.
+      at = e.kind === 'at' ? Math.max(e.at, now + 1) : nextFire(e, now, s.StartDate ?? s.CreationDate);
     } catch {
       continue;
     }

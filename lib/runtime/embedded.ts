@@ -11,7 +11,7 @@ import { MemoryMetrics, MemoryLog, observeStore, type StateEvent } from '../adap
 import { MemoryQueue } from '../adapters/memory/queue.js';
 import { MemoryStore } from '../adapters/memory/store.js';
 import { MemoryTimer } from '../adapters/memory/timer.js';
-import { holdClockDuringCalls, SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { holdClockDuringCalls, SystemClock, VirtualClock } from '../adapters/clock.js';
 import { handleMessage } from '../engine/index.js';
 import { MalformedMessageError } from '../engine/index.js';
 import type { DagRun } from '../engine/index.js';

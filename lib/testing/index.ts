@@ -11,7 +11,7 @@
  * assertTaskStates(r, { extract: 'success', load: 'success' });
  * r.xcom('extract'); // what extract returned
  */
-import { SystemClock, VirtualClock } from '../adapters/memory/clock.js';
+import { SystemClock, VirtualClock } from '../adapters/clock.js';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { MemoryStore } from '../adapters/memory/store.js';
 import { baseTaskId, InvalidInputError, instanceValue, isInstanceId } from '../engine/index.js';

@@ -22,7 +22,7 @@ import { createTables, deleteTables } from '../../lib/adapters/aws/dynamo-schema
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
 import { SqsQueue } from '../../lib/adapters/aws/sqs-queue.js';
-import { SystemClock } from '../../lib/adapters/memory/clock.js';
+import { SystemClock } from '../../lib/adapters/clock.js';
 import { buildToLocalVersion } from '../../lib/build/local-source.js';
 import type { DagRun, DagSpec, TaskInstance } from '../../lib/engine/index.js';
 import type { Ports } from '../../lib/engine/index.js';

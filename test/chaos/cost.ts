@@ -16,7 +16,7 @@ import { createTables } from '../../lib/adapters/aws/dynamo-schema.js';
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
 import { SqsQueue } from '../../lib/adapters/aws/sqs-queue.js';
-import { SystemClock } from '../../lib/adapters/memory/clock.js';
+import { SystemClock } from '../../lib/adapters/clock.js';
 import { handleMessage } from '../../lib/engine/index.js';
 import type { Ports } from '../../lib/engine/index.js';
 import { reconcile } from '../../lib/engine/index.js';

@@ -12,7 +12,7 @@ import { makeClients } from '../../lib/adapters/aws/clients.js';
 import { DynamoStore } from '../../lib/adapters/aws/dynamo-store.js';
 import { CountingMetrics } from '../../lib/adapters/aws/metrics.js';
 import { SqsQueue } from '../../lib/adapters/aws/sqs-queue.js';
-import { SystemClock } from '../../lib/adapters/memory/clock.js';
+import { SystemClock } from '../../lib/adapters/clock.js';
 import { LocalBundleSource } from '../../lib/build/local-source.js';
 import { handleMessage } from '../../lib/engine/index.js';
 import { MalformedMessageError } from '../../lib/engine/index.js';

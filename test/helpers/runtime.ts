@@ -3,7 +3,7 @@
  * The store is chosen by the vitest project (`AIRLESS_TEST_STORE`): the memory store,
  * or DynamoDB Local with fresh tables per runtime (see vitest.config.ts).
  */
-import { VirtualClock } from '../../lib/adapters/memory/clock.js';
+import { VirtualClock } from '../../lib/adapters/clock.js';
 import type { Store, TaskInstance } from '../../lib/engine/index.js';
 import type { DagDefinition, SensorDefinition } from '../../lib/sdk/types.js';
 import { InlineBundleSource } from '../../lib/runtime/inline-bundles.js';

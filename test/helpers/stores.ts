@@ -40,4 +40,4 @@ export async function testStore(): Promise<Store> {
   return new DynamoStore({ client, tablePrefix, blobs: new MemoryBlobStore() });
 }
 
-export { holdClockDuringCalls } from '../../lib/adapters/memory/clock.js';
+export { holdClockDuringCalls } from '../../lib/adapters/clock.js';

@@ -2,7 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AirlessStack } from '../../lib/infra/stack.js';
 import { TABLE_ACCESS } from '../../lib/infra/grants.js';
-import { tableDefinitions } from '../../lib/infra/table-definitions.js';
+import { tableDefinitions } from '../../lib/adapters/aws/stack-contract.js';
 import { DASHBOARD_MAX_METRICS, METRIC_NAMES } from '../../lib/infra/monitoring.js';
 import { actionsOf, logicalId, resourcesOf, statementsOfRole, synthAirless } from './synth.js';
 

@@ -10,13 +10,12 @@ import { Template, type Template as T } from 'aws-cdk-lib/assertions';
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableNames, type TableNames } from '../../lib/adapters/aws/dynamo-schema.js';
-import { readAwsEnv } from '../../lib/adapters/aws/wiring.js';
 import { envFromOutputs } from '../../lib/cli/aws-stack.js';
 import type { AirlessStack } from '../../lib/infra/stack.js';
 import { BLOBS_PREFIX, BUNDLES_PREFIX, EXPIRING_BLOB_KINDS } from '../../lib/infra/bundle-bucket.js';
 import { PROJECT_ROOT } from '../../lib/infra/functions.js';
 import { StateTables } from '../../lib/infra/state-tables.js';
-import { tableDefinitions, tableEnvName, tableOutputName } from '../../lib/infra/table-definitions.js';
+import { readAwsEnv, tableDefinitions, tableEnvName, tableOutputName } from '../../lib/adapters/aws/stack-contract.js';
 import { NO_BUNDLING, logicalId, resourcesOf, synthAirless } from './synth.js';
 
 interface Rule {

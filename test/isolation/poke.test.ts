@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SystemClock } from '../../lib/adapters/memory/clock.js';
+import { SystemClock } from '../../lib/adapters/clock.js';
 import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js';
 import { timedPoke } from '../../lib/engine/flow/poke.js';
 import { DEFAULT_CONFIG, type LoadedBundle, type Ports } from '../../lib/engine/index.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../lib/adapters/memory/clock.js';
+import { VirtualClock } from '../../lib/adapters/clock.js';
 import { MemoryLog } from '../../lib/adapters/memory/observe.js';
 import { LocalSecrets } from '../../lib/adapters/secrets-local.js';
 import { buildToLocalVersion, LocalBundleSource } from '../../lib/build/index.js';

@@ -15,8 +15,8 @@ import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/clie
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../lib/adapters/memory/clock.js';
-import { awsCronToUnix, parseAt, recurringSpec, TimerPump } from '../../lib/runtime/timer-pump.js';
+import { VirtualClock } from '../../lib/adapters/clock.js';
+import { TimerPump } from '../../lib/adapters/aws/eventbridge/timer-pump.js';
 
 const scheduler = mockClient(SchedulerClient);
 const sqs = mockClient(SQSClient);
@@ -112,6 +112,24 @@ describe('TimerPump', () => {
     expect((await p.pumpOnce(T0 + 11 * 60_000)).delivered.map((d) => [d.name, d.at])).toEqual([['paused', T0 + 11 * 60_000]]);
   });
 
+  it('reads crons as Scheduler does: L, W and # fire (the rehearsal\'s reader), an unreadable expression is skipped with Scheduler\'s message', async () => {
+    schedules.push(
+      sched({ Name: 'month-end', GroupName: 'A-dags', ScheduleExpression: 'cron(0 9 L * ? *)' }),
+      sched({ Name: 'first-monday', GroupName: 'A-dags', ScheduleExpression: 'cron(0 9 ? * 2#1 *)' }),
+      sched({ Name: 'bad', GroupName: 'A-dags', ScheduleExpression: 'cron(0 9 * * * *)' }),
+    );
+    const p = pump();
+    // 2030-01-07 is the first Monday of January 2030; 2030-01-31 its last day.
+    const firstMonday = Date.parse('2030-01-07T09:00:00Z');
+    const monthEnd = Date.parse('2030-01-31T09:00:00Z');
+    const early = await p.pumpOnce(firstMonday - 1);
+    expect(early.delivered).toEqual([]);
+    expect(early.skipped).toEqual([{ name: 'A-dags/bad', reason: 'Invalid Schedule Expression cron(0 9 * * * *).' }]);
+    expect((await p.pumpOnce(firstMonday)).delivered.map((d) => [d.name, d.at])).toEqual([['first-monday', firstMonday]]);
+    expect((await p.pumpOnce(monthEnd - 1)).delivered).toEqual([]);
+    expect((await p.pumpOnce(monthEnd)).delivered.map((d) => [d.name, d.at])).toEqual([['month-end', monthEnd]]);
+  });
+
   it('respects StartDate and EndDate', async () => {
     schedules.push(sched({ Name: 'window', GroupName: 'A-dags', ScheduleExpression: 'cron(0 * * * ? *)', StartDate: new Date(T0 + 2 * 3_600_000), EndDate: new Date(T0 + 3 * 3_600_000) }));
     const p = pump();
@@ -138,20 +156,5 @@ describe('TimerPump', () => {
     // Ticks at +1, +2 min: the first attempt at +1 failed and was retried at +1:30.
     expect(sqs.commandCalls(SendMessageCommand).length).toBeGreaterThanOrEqual(3);
     expect(lines.filter((l) => l.startsWith('delivered')).length).toBe(2);
-  });
-});
-
-describe('expressions', () => {
-  it('converts EventBridge cron to the engine cron', () => {
-    expect(awsCronToUnix('0 2 * * ? *')).toBe('0 2 * * *');
-    expect(awsCronToUnix('0/15 9-17 ? * 2-6 *')).toBe('0-59/15 9-17 * * 1-5');
-    expect(awsCronToUnix('0 0 ? * 1,7 *')).toBe('0 0 * * 0,6');
-    expect(awsCronToUnix('0 0 ? * MON-FRI *')).toBe('0 0 * * MON-FRI');
-    expect(() => awsCronToUnix('0 0 L * ? *')).toThrow(/not supported/);
-    expect(() => awsCronToUnix('0 0 * * ? 2031')).toThrow(/year/);
-    expect(recurringSpec('rate(2 hours)', 'UTC')).toEqual({ kind: 'rate', everyMs: 7_200_000 });
-    expect(recurringSpec('cron(0 2 * * ? *)', 'Europe/Berlin')).toEqual({ kind: 'cron', expr: '0 2 * * *', timezone: 'Europe/Berlin' });
-    expect(parseAt('at(2030-01-02T03:04:05)', 'UTC')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5));
-    expect(() => parseAt('at(tomorrow)', 'UTC')).toThrow(/at\(\)/);
   });
 });

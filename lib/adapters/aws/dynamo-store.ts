@@ -4,23 +4,13 @@
  * Transactions are used only where a counter moves with a task write (maxActiveTasks, pools).
  * Tables, keys and indexes: dynamo-schema.ts and docs/adr/0002-dynamodb-state-model.md.
  */
-import {
-  DeleteItemCommand,
-  PutItemCommand,
-  ScanCommand,
-  UpdateItemCommand,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
 import type { Cas, LimitMove, Metrics, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import type { BlobStore } from './blob.js';
-import { xcomFromJson, xcomToJson } from '../xcom-codec.js';
-import { expiresAtSeconds, isExpired } from '../expiry.js';
-import { clearDynamoXcoms, indexXcomKey } from './dynamo-xcom-clear.js';
-import { deepFreeze } from '../../engine/index.js';
 import {
-  Expr, and, checkState, decodeFields, decodeValue, encodeFields, encodeJson, encodeValue, exists, numberIs,
+  Expr, and, checkState, decodeFields, encodeFields, encodeJson, encodeValue, exists,
   ownerIs, stateIs, tryIs, type Item,
 } from './dynamo-codec.js';
 import { casPut, casUpdate, casWithSlot, counterUpdate, getItem } from './dynamo-cas.js';
@@ -30,7 +20,7 @@ import { DynamoMapCounts } from './dynamo-mapping.js';
 import { DynamoTriggers } from './dynamo-triggers.js';
 import { DynamoPokerStates } from './dynamo-poker-state.js';
 import { DynamoRunEnds } from './dynamo-run-ends.js';
-import { DynamoRunSlots, NO_SLOTS, slotsOf } from './dynamo-run-slots.js';
+import { DynamoRunSlots } from './dynamo-run-slots.js';
 import { DynamoRunLists } from './dynamo-runs.js';
 import { DynamoBackfills } from './dynamo-backfills.js';
 import { DynamoPrevSuccess } from './dynamo-prev-success.js';
@@ -41,6 +31,8 @@ import type { PokerState } from '../../engine/index.js';
 import type { RunSuccessMark } from '../../engine/index.js';
 import type { AuditEvent } from '../../engine/index.js';
 import { DynamoAssets } from './dynamo-assets.js';
+import { DynamoDags } from './dynamo-dags.js';
+import { DynamoValues } from './dynamo-values.js';
 import type { AssetEventRecord, AssetQueue, AssetRecord, AssetWatcherEntry, QueueOutcome } from '../../engine/index.js';
 import { DynamoKeptEvents } from './dynamo-events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
@@ -77,7 +69,6 @@ export class DynamoStore implements Store {
   private readonly r: DynamoRequests;
   private readonly t: TableNames;
   private readonly blobs?: BlobStore;
-  private readonly specs = new Map<string, DagRecord['spec']>();
 
   constructor(opts: DynamoStoreOptions) {
     this.r = new DynamoRequests(opts.client, opts.metrics);
@@ -96,6 +87,8 @@ export class DynamoStore implements Store {
     });
     this.assets = new DynamoAssets(this.r, this.t.assets);
     this.kept = new DynamoKeptEvents(this.r, this.t.kv);
+    this.dags = new DynamoDags(this.r, this.t, opts.blobs, (x, patch) => this.patchInto(x, patch));
+    this.values = new DynamoValues(this.r, this.t.kv, opts.blobs);
   }
 
   // Poker schedule states (dynamo-poker-state.ts).
@@ -157,89 +150,13 @@ export class DynamoStore implements Store {
   takeRunSlot(dagId: string, runId: string, max: number, now: number): Promise<RunSlotTake> { return this.slots.take(dagId, runId, max, now); }
   releaseRunSlot(dagId: string, runId: string): Promise<number | undefined> { return this.slots.release(dagId, runId); }
 
-  // ----------------------------------------------------------------- DAG registry
-
-  // The spec lives in its own kv item (`d:<dagId>`), not in the DAG item: the DAG item
-  // holds the activeRuns counter, which moves in a transaction at every run start and
-  // end, and a transactional write costs 2 units per KB of the whole item. A spec of a
-  // few KB there made those two writes cost more than all of a run's task writes.
-
-  async putDag(rec: DagRecord): Promise<void> {
-    await this.putSpec(rec.dagId, rec.bundleVersion, rec.spec);
-    const { spec: _spec, activeRuns: _active, runSlots: _slots, ...rest } = rec;
-    await this.r.send(new PutItemCommand({ TableName: this.t.dags, Item: { ...encodeFields(rest), slots: NO_SLOTS }, ...NO_RETURN }), 'write');
-  }
-
-  async getDag(dagId: string): Promise<DagRecord | undefined> {
-    const item = await getItem(this.r, this.t.dags, { dagId: { S: dagId } });
-    return item && this.decodeDag(item);
-  }
-
-  private async putSpec(dagId: string, version: string, spec: DagRecord['spec']): Promise<void> {
-    const v = await encodeJson(spec, blobPath('spec', dagId), `spec of dag ${dagId}`, this.blobs);
-    await this.r.send(
-      new PutItemCommand({ TableName: this.t.kv, Item: { pk: { S: `d:${dagId}` }, v, version: { S: version } }, ...NO_RETURN }),
-      'write',
-    );
-  }
-
-  private async decodeDag(whole: Item): Promise<DagRecord | undefined> {
-    const { rest: item, runSlots } = slotsOf(whole);
-    // `activeRuns` is the number of slot holders (a counter of that name, moved in transactions before issue 22, is ignored).
-    const { activeRuns: _legacy, ...decoded } = await decodeFields(item);
-    const active = Object.keys(runSlots).length;
-    const fields = (active ? { ...decoded, activeRuns: active, runSlots } : decoded) as unknown as Omit<DagRecord, 'spec'>;
-    // A spec never changes within a bundle version: read it once per version and process
-    // (a DAG is read at every run start and end). Shared, so frozen.
-    const cacheKey = `${fields.dagId}\u0000${fields.bundleVersion}`;
-    const cached = this.specs.get(cacheKey);
-    if (cached) return { ...fields, spec: cached };
-    const specItem = await getItem(this.r, this.t.kv, { pk: { S: `d:${fields.dagId}` } });
-    if (!specItem?.['v']) return undefined;
-    const spec = (await decodeValue(specItem['v'], this.blobs)) as DagRecord['spec'];
-    if (specItem['version']?.S === fields.bundleVersion) this.specs.set(cacheKey, deepFreeze(spec));
-    return { ...fields, spec };
-  }
-
-  async listDags(): Promise<DagRecord[]> {
-    const out: DagRecord[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await this.r.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
-        new ScanCommand({ TableName: this.t.dags, ExclusiveStartKey: start, ConsistentRead: true, ...NO_RETURN }),
-        'read',
-      );
-      for (const item of page.Items ?? []) {
-        const d = await this.decodeDag(item);
-        if (d) out.push(d);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out.sort((a, b) => (a.dagId < b.dagId ? -1 : 1));
-  }
-
-  async updateDag(dagId: string, patch: Partial<Omit<DagRecord, 'dagId'>>, expectNextTickAt?: number | null): Promise<Cas<DagRecord>> {
-    const x = new Expr();
-    const cond = and(exists(x, 'dagId'), expectNextTickAt !== undefined && numberIs(x, 'nextTickAt', expectNextTickAt));
-    const { spec, ...rest } = patch;
-    await this.patchInto(x, rest);
-    if (spec) {
-      // The spec is written only once the DAG item's condition holds, so a lost race
-      // leaves the spec as it was.
-      const check = await getItem(this.r, this.t.dags, { dagId: { S: dagId } });
-      if (!check) return { ok: false, current: undefined, reason: 'condition' };
-      if (expectNextTickAt !== undefined && ((check['nextTickAt']?.N !== undefined ? Number(check['nextTickAt'].N) : null) !== expectNextTickAt)) {
-        return { ok: false, current: await this.decodeDag(check), reason: 'condition' };
-      }
-      await this.putSpec(dagId, patch.bundleVersion ?? String(check['bundleVersion']?.S), spec);
-    }
-    return casUpdate(this.r, this.t.dags, { dagId: { S: dagId } }, x, cond, async (i) => (await this.decodeDag(i))!);
-  }
-
-  async deleteDag(dagId: string): Promise<void> {
-    await this.r.send(new DeleteItemCommand({ TableName: this.t.dags, Key: { dagId: { S: dagId } }, ...NO_RETURN }), 'write');
-    await this.r.send(new DeleteItemCommand({ TableName: this.t.kv, Key: { pk: { S: `d:${dagId}` } }, ...NO_RETURN }), 'write');
-  }
+  // DAG registry (dynamo-dags.ts).
+  private readonly dags: DynamoDags;
+  putDag(rec: DagRecord): Promise<void> { return this.dags.putDag(rec); }
+  getDag(dagId: string): Promise<DagRecord | undefined> { return this.dags.getDag(dagId); }
+  listDags(): Promise<DagRecord[]> { return this.dags.listDags(); }
+  updateDag(dagId: string, patch: Partial<Omit<DagRecord, 'dagId'>>, expectNextTickAt?: number | null): Promise<Cas<DagRecord>> { return this.dags.updateDag(dagId, patch, expectNextTickAt); }
+  deleteDag(dagId: string): Promise<void> { return this.dags.deleteDag(dagId); }
 
   // ------------------------------------------------------------------------- runs
 
@@ -397,25 +314,13 @@ export class DynamoStore implements Store {
   listEventTriggers(eventKey: string): Promise<TriggerRecord[]> { return this.triggers.listEventTriggers(eventKey); }
   claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean> { return this.triggers.claimPoke(hashcode, cycle, expiresAtSec); }
 
-  // ------------------------------------------------------------------ XCom, signals
-
-  async putXcom(key: XcomKey, value: unknown, expiresAt?: number): Promise<void> {
-    const path = [key.dagId, key.runId, key.taskId, key.key];
-    const v = await encodeJson(xcomToJson(value, key), blobPath('xcom', ...path), `XCom ${path.join('/')}`, this.blobs);
-    const item: Item = { pk: { S: `x:${JSON.stringify(path)}` }, v };
-    if (expiresAt !== undefined) item['ttl'] = { N: String(Math.ceil(expiresAt)) };
-    await indexXcomKey(this.r, this.t.kv, key, expiresAt);
-    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
-  }
-
-  async clearXcoms(task: TaskKey): Promise<void> {
-    await clearDynamoXcoms(this.r, this.t.kv, task);
-  }
-
-  async getXcom(key: XcomKey): Promise<unknown> {
-    const item = await getItem(this.r, this.t.kv, { pk: { S: `x:${JSON.stringify([key.dagId, key.runId, key.taskId, key.key])}` } });
-    return item && xcomFromJson(await decodeValue(item['v']!, this.blobs));
-  }
+  // XCom values and signals: kv items whose values may be offloaded (dynamo-values.ts).
+  private readonly values: DynamoValues;
+  putXcom(key: XcomKey, value: unknown, expiresAt?: number): Promise<void> { return this.values.putXcom(key, value, expiresAt); }
+  getXcom(key: XcomKey): Promise<unknown> { return this.values.getXcom(key); }
+  clearXcoms(task: TaskKey): Promise<void> { return this.values.clearXcoms(task); }
+  putSignal(sig: SignalRecord): Promise<void> { return this.values.putSignal(sig); }
+  getSignal(key: string, now: number): Promise<SignalRecord | undefined> { return this.values.getSignal(key, now); }
 
   async registerPool(pool: PoolSpec): Promise<void> {
     return registerPool(this.r, this.t.kv, pool);
@@ -427,20 +332,6 @@ export class DynamoStore implements Store {
 
   async listWaiters(waitKey: string, limit: number): Promise<TaskKey[]> {
     return listWaiters(this.r, this.t.tasks, waitKey, limit);
-  }
-
-  async putSignal(sig: SignalRecord): Promise<void> {
-    const item: Item = { ...encodeFields(sig, new Set(['payload'])), pk: { S: `s:${sig.key}` }, ttl: encodeValue('ttl', expiresAtSeconds(sig.expiresAt)) };
-    if (sig.payload !== undefined) item['payload'] = await encodeJson(sig.payload, blobPath('signal', sig.key), `payload of signal ${sig.key}`, this.blobs);
-    await this.r.send(new PutItemCommand({ TableName: this.t.kv, Item: item, ...NO_RETURN }), 'write');
-  }
-
-  /** `expiresAt` is epoch seconds (ms in rows from before issue 10); TTL deletion, late by up to days, is only the clean-up. */
-  async getSignal(key: string, now: number): Promise<SignalRecord | undefined> {
-    const item = await getItem(this.r, this.t.kv, { pk: { S: `s:${key}` } });
-    if (!item) return undefined;
-    const sig = (await decodeFields(item, this.blobs)) as unknown as SignalRecord;
-    return isExpired(sig.expiresAt, now) ? undefined : sig;
   }
 
   // ---------------------------------------------------------------------- helpers

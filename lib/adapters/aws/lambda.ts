@@ -6,7 +6,8 @@
 import type middy from '@middy/core';
 import { EmfMetrics } from './metrics.js';
 import { PowertoolsLog } from './log.js';
-import { awsPorts, readAwsEnv, type AwsPorts } from './wiring.js';
+import { awsPorts, type AwsPorts } from './wiring.js';
+import { readAwsEnv } from './stack-contract.js';
 import { makeClients, type AwsClients } from './clients.js';
 import { awsJobDrivers } from '../../operators/index.js';
 

@@ -14,7 +14,7 @@ import type { Manifest } from '../../engine/index.js';
 import type { BundleSource, LoadedBundle, Metrics } from '../../engine/index.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
 
-/** Signature of `loadBundle` in lib/build/load.ts. */
+/** Signature of `loadBundle` in lib/isolation/load.ts. */
 export type LoadBundleFn = (bundlePath: string, manifest?: Manifest) => Promise<LoadedBundle>;
 
 export interface S3BundleSourceOptions {

@@ -20,7 +20,7 @@ import { canonicalJson, sha256Hex } from '../../engine/index.js';
 import { encodeQueueMessage } from '../../engine/index.js';
 import type { DagSpec, ScheduleSpec } from '../../engine/index.js';
 import type { Metrics } from '../../engine/index.js';
-import { toEventBridgeExpression } from './eventbridge-cron.js';
+import { toEventBridgeExpression } from './eventbridge/to-expression.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
 import { scheduleName } from './schedule-names.js';
 
@@ -32,7 +32,7 @@ export interface ScheduleSyncOptions {
   roleArn: string;
   dlqArn?: string;
   metrics?: Metrics;
-  /** Cron/rate spec to EventBridge expression. @default toEventBridgeExpression (eventbridge-cron.ts) */
+  /** Cron/rate spec to EventBridge expression. @default toEventBridgeExpression (eventbridge/to-expression.ts) */
   toExpression?: (spec: Exclude<ScheduleSpec, null>) => EventBridgeExpression;
 }
 

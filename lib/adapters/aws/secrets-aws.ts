@@ -16,8 +16,9 @@ import {
 import { isSensitiveKey, type Connection, type SecretsSource } from '../../engine/index.js';
 import { parseConnection } from '../secrets-parse.js';
 
-export const DEFAULT_VARIABLES_PREFIX = '/airless/variables/';
-export const DEFAULT_CONNECTIONS_PREFIX = 'airless/connections/';
+import { DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from './stack-contract.js';
+
+export { DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from './stack-contract.js';
 
 export interface AwsSecretsOptions {
   ssm: SSMClient;

@@ -23,6 +23,7 @@ import { MemoryPokerStates } from './poker-state.js';
 import { MemoryPrevSuccess } from './prev-success.js';
 import { MemoryAuditLog } from './audit-log.js';
 import { deleteMemoryRun, deleteMemoryTask, deleteMemoryXcom } from './run-delete.js';
+import { MemoryTriggers } from './triggers.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import type { RunSuccessMark } from '../../engine/index.js';
@@ -31,7 +32,7 @@ import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 
-import { applyPatch, cloneDag, cloneRun, cloneTask, cloneTrigger, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
+import { applyPatch, cloneDag, cloneRun, cloneTask, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
 /**
  * In-process {@link Store}.
@@ -51,10 +52,6 @@ export class MemoryStore extends MemoryAssets implements Store {
   /** Non-terminal tasks with a dueAt: key -> dueAt (the heap may hold stale entries). */
   private readonly dueLive = new Map<string, number>();
   private readonly dueHeap = new MinHeap();
-  private readonly triggers = new Map<string, TriggerRecord>();
-  private readonly sensorsByShard = new Map<number, Set<string>>();
-  private readonly eventTriggers = new Map<string, Set<string>>();
-  private readonly pokeClaims = new Map<string, number>();
   private readonly xcoms = new Map<string, string>();
   private readonly signals = new Map<string, SignalRecord>();
   /** Pools, per-task limit counters and their waiters (limits.ts). */
@@ -81,7 +78,7 @@ export class MemoryStore extends MemoryAssets implements Store {
   async releaseRunSlot(dagId: string, runId: string): Promise<number | undefined> { return this.slots.release(this.dags.has(dagId), dagId, runId); }
 
   /** Poker schedule states (poker-state.ts). */
-  private readonly pokerStates = new MemoryPokerStates((v) => (this.sensorsByShard.get(v)?.size ?? 0) > 0);
+  private readonly pokerStates = new MemoryPokerStates((v) => this.triggers.hasSensors(v));
   getPokerState(shard: number) { return this.pokerStates.getPokerState(shard); }
   putPokerState(next: PokerState) { return this.pokerStates.putPokerState(next); }
   hasSensorTriggers(virtualShard: number) { return this.pokerStates.hasSensorTriggers(virtualShard); }
@@ -353,84 +350,15 @@ export class MemoryStore extends MemoryAssets implements Store {
     }
   }
 
-  // --------------------------------------------------------------------- triggers
-
-  async putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> {
-    const existing = this.triggers.get(t.id);
-    if (existing) return conditionFailed(cloneTrigger(existing));
-    const stored = compact(cloneTrigger(t));
-    this.triggers.set(t.id, stored);
-    this.indexTrigger(stored);
-    return { ok: true, item: cloneTrigger(stored) };
-  }
-
-  async getTrigger(id: string): Promise<TriggerRecord | undefined> {
-    const t = this.triggers.get(id);
-    return t && cloneTrigger(t);
-  }
-
-  async deleteTrigger(id: string): Promise<void> {
-    const t = this.triggers.get(id);
-    if (!t) return;
-    this.unindexTrigger(t);
-    this.triggers.delete(id);
-  }
-
-  /** Updates an existing trigger; a missing one stays missing (no partial resurrection). */
-  async updateTrigger(id: string, patch: Partial<Omit<TriggerRecord, 'id'>>): Promise<void> {
-    const t = this.triggers.get(id);
-    if (!t) return;
-    this.unindexTrigger(t);
-    applyPatch(t as unknown as Record<string, unknown>, patch);
-    this.indexTrigger(t);
-  }
-
-  async listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]> {
-    const out: TriggerRecord[] = [];
-    for (const id of this.sensorsByShard.get(shard) ?? []) {
-      const t = this.triggers.get(id)!;
-      if (t.nextPokeAt! <= dueBefore) out.push(cloneTrigger(t));
-    }
-    return out.sort((a, b) => a.nextPokeAt! - b.nextPokeAt! || (a.id < b.id ? -1 : 1));
-  }
-
-  async listEventTriggers(eventKey: string): Promise<TriggerRecord[]> {
-    return [...(this.eventTriggers.get(eventKey) ?? [])]
-      .sort()
-      .map((id) => cloneTrigger(this.triggers.get(id)!));
-  }
-
-
-  async claimPoke(hashcode: string, cycle: number, _expiresAtSec?: number): Promise<boolean> {
-    const last = this.pokeClaims.get(hashcode);
-    if (last !== undefined && cycle <= last) return false;
-    this.pokeClaims.set(hashcode, cycle);
-    return true;
-  }
-
-  // The indexes mirror the sparse GSIs of the DynamoDB store: an item is in an index
-  // exactly when it carries that index's key attributes.
-  private indexTrigger(t: TriggerRecord): void {
-    if (t.shardcode !== undefined && t.nextPokeAt !== undefined) {
-      const s = this.sensorsByShard.get(t.shardcode) ?? new Set<string>();
-      s.add(t.id);
-      this.sensorsByShard.set(t.shardcode, s);
-    }
-    if (t.eventKey !== undefined) {
-      const s = this.eventTriggers.get(t.eventKey) ?? new Set<string>();
-      s.add(t.id);
-      this.eventTriggers.set(t.eventKey, s);
-    }
-  }
-
-  private unindexTrigger(t: TriggerRecord): void {
-    if (t.shardcode !== undefined) this.sensorsByShard.get(t.shardcode)?.delete(t.id);
-    if (t.eventKey !== undefined) {
-      const s = this.eventTriggers.get(t.eventKey);
-      s?.delete(t.id);
-      if (s?.size === 0) this.eventTriggers.delete(t.eventKey);
-    }
-  }
+  // Sensor and event triggers, and poke claims (triggers.ts).
+  private readonly triggers = new MemoryTriggers();
+  putTrigger(t: TriggerRecord): Promise<Cas<TriggerRecord>> { return this.triggers.putTrigger(t); }
+  getTrigger(id: string): Promise<TriggerRecord | undefined> { return this.triggers.getTrigger(id); }
+  deleteTrigger(id: string): Promise<void> { return this.triggers.deleteTrigger(id); }
+  updateTrigger(id: string, patch: Partial<Omit<TriggerRecord, 'id'>>): Promise<void> { return this.triggers.updateTrigger(id, patch); }
+  listSensorTriggers(shard: number, dueBefore: number): Promise<TriggerRecord[]> { return this.triggers.listSensorTriggers(shard, dueBefore); }
+  listEventTriggers(eventKey: string): Promise<TriggerRecord[]> { return this.triggers.listEventTriggers(eventKey); }
+  claimPoke(hashcode: string, cycle: number, expiresAtSec?: number): Promise<boolean> { return this.triggers.claimPoke(hashcode, cycle, expiresAtSec); }
 
   // ------------------------------------------------------------------ XCom, signals
 

@@ -13,9 +13,9 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
-/** Hex sha256 of a string. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+/** Hex sha256 of a string (UTF-8) or bytes: the one definition (bundles hash their bytes with it too). */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 /** A non-negative integer below 2^48 derived from the text. */

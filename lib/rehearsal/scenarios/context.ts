@@ -2,11 +2,10 @@
  * What a scenario gets: the running rehearsal, the real CLI (in process, against the
  * rehearsal's endpoint, on its clock), and ports on the local servers for checking state.
  * The CLI comes in as a {@link CliRunner} from whoever starts the scenarios (`airless
- * rehearse`, the tests): the rehearsal imports nothing of lib/cli but the stack's output
- * names, which move to lib/adapters/aws/stack-contract.ts (issue 25 §1).
+ * rehearse`, the tests): the rehearsal imports nothing of lib/cli; the stack's output names
+ * come from lib/adapters/aws/stack-contract.ts.
  */
-// TEMPORARY (issue 25 §1): envFromOutputs moves to lib/adapters/aws/stack-contract.ts; re-point this import there.
-import { envFromOutputs } from '../../cli/aws-stack.js';
+import { envFromOutputs } from '../../adapters/aws/stack-contract.js';
 import { awsPorts, type AwsPorts } from '../../adapters/aws/wiring.js';
 import { AirlessError } from '../../engine/index.js';
 import type { Clock, TaskInstance } from '../../engine/index.js';

@@ -30,7 +30,7 @@ async function writeBuild(dir: string, code: string, manifestOver: Partial<Manif
   return { bundlePath, manifestPath, manifest };
 }
 
-/** Stands in for lib/build/load.ts: imports the cached file for real. */
+/** Stands in for lib/isolation/load.ts: imports the cached file for real. */
 function importingLoader(calls: { path: string; manifest?: Manifest }[]): LoadBundleFn {
   return async (path, manifest) => {
     calls.push({ path, manifest });
@@ -96,7 +96,7 @@ describe('bundles on s3rver', () => {
     expect(await readFile(join(cacheDir, version, 'bundle.mjs'), 'utf8')).toBe("export const hello = 'world';\n");
   });
 
-  it('loads through lib/build/load.ts by default', async () => {
+  it('loads through lib/isolation/load.ts by default', async () => {
     const dir = await mkdtemp(join(work, 'build-'));
     const { bundlePath, manifestPath, manifest } = await writeBuild(dir, 'export const files = [];\n');
     const { version } = await uploadBundle(s3, BUCKET, { bundlePath, manifestPath, setLatest: false });

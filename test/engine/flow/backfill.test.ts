@@ -5,7 +5,7 @@
  * DAG's own runs keep their slots while it runs. Bad input creates nothing.
  */
 import { describe, expect, it } from 'vitest';
-import type { VirtualClock } from '../../../lib/adapters/memory/clock.js';
+import type { VirtualClock } from '../../../lib/adapters/clock.js';
 import { advanceBackfill, backfillRuns, cancelBackfill, createBackfill, previewBackfill, scheduleDag, setBackfillPaused } from '../../../lib/engine/index.js';
 import type { Backfill, DagRun, Ports } from '../../../lib/engine/index.js';
 import { isRunTerminal } from '../../../lib/engine/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VirtualClock } from '../../../lib/adapters/memory/clock.js';
+import type { VirtualClock } from '../../../lib/adapters/clock.js';
 import { handleMessage } from '../../../lib/engine/index.js';
 import type { TriggerRule } from '../../../lib/engine/index.js';
 import { isRunTerminal } from '../../../lib/engine/index.js';

@@ -4,7 +4,7 @@
  * respect these limits for mapped tasks (apache/airflow#48629, #49696); Airless must.
  */
 import { describe, expect, it } from 'vitest';
-import type { VirtualClock } from '../../../lib/adapters/memory/clock.js';
+import type { VirtualClock } from '../../../lib/adapters/clock.js';
 import { dag, definePool } from '../../../lib/sdk/index.js';
 import { makeRuntime, runOnce, T0 } from '../../helpers/runtime.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VirtualClock } from '../../../lib/adapters/memory/clock.js';
+import type { VirtualClock } from '../../../lib/adapters/clock.js';
 import { loadRunCtx, type TaskInstance, type TaskKey } from '../../../lib/engine/index.js';
 import { transition } from '../../../lib/engine/write/transition.js';
 import { dag, definePool } from '../../../lib/sdk/index.js';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { markTask, reconcile, type Store } from '../../../lib/engine/index.js';
-import type { VirtualClock } from '../../../lib/adapters/memory/clock.js';
+import type { VirtualClock } from '../../../lib/adapters/clock.js';
 import { chain, dag } from '../../../lib/sdk/index.js';
 import { trackPeaks } from '../../helpers/observe.js';
 import { makeRuntime, runOnce } from '../../helpers/runtime.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/engine/index.js';
 import type { ScheduleSpec } from '../../../lib/engine/index.js';
-import { cronToEventBridge, toEventBridgeExpression } from '../../../lib/adapters/aws/eventbridge-cron.js';
+import { cronToEventBridge, toEventBridgeExpression } from '../../../lib/adapters/aws/eventbridge/to-expression.js';
 import {
   dataInterval,
   dueTicks,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TRIGGER_RULES, type TriggerRule } from '../../../lib/engine/index.js';
 import type { UpstreamOutcome } from '../../../lib/engine/index.js';
 import { evaluateTriggerRule } from '../../../lib/engine/index.js';
-import type { VirtualClock } from '../../../lib/adapters/memory/clock.js';
+import type { VirtualClock } from '../../../lib/adapters/clock.js';
 import { dag } from '../../../lib/sdk/index.js';
 import { airflowDecision, type RefOutcome } from '../../helpers/airflow-reference.js';
 import { makeRuntime, runOnce } from '../../helpers/runtime.js';

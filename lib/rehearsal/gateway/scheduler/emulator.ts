@@ -4,7 +4,7 @@
  * instants AWS would. FLEXIBLE windows fire at the window's start (deterministic).
  */
 import { invalid, SchedulerApiError } from './errors.js';
-import { nextFire, type Expression } from './expressions.js';
+import { nextFire, type Expression } from '../../../adapters/aws/eventbridge/expressions.js';
 import { deadLetterOf, isRetryable, nextAttempt, type DeadLetter, type Exhausted, type PendingRetry } from './dead-letter.js';
 import type { RunDueResult, Schedule, ScheduleFire, ScheduleInput, SchedulerEmulator } from './types.js';
 import { checkName, checkSchedule } from './validate.js';

@@ -3,7 +3,7 @@
  * ValidationException for every malformed field.
  */
 import { invalid } from './errors.js';
-import { checkTimezone, parseExpression, type Expression } from './expressions.js';
+import { checkTimezone, parseExpression, type Expression } from '../../../adapters/aws/eventbridge/expressions.js';
 import type { Schedule, ScheduleInput, ScheduleTarget } from './types.js';
 
 const NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
@@ -78,8 +78,10 @@ export function checkSchedule(input: ScheduleInput, now: number): Checked {
     throw invalid('1 validation error detected: Value at \'scheduleExpression\' failed to satisfy constraint: Member must have length between 1 and 256');
   }
   const tz = input.ScheduleExpressionTimezone ?? 'UTC';
-  checkTimezone(tz);
-  const expression = parseExpression(input.ScheduleExpression, tz);
+  const expression = asValidation(() => {
+    checkTimezone(tz);
+    return parseExpression(input.ScheduleExpression, tz);
+  });
 
   const ftw = input.FlexibleTimeWindow;
   if (!ftw || typeof ftw !== 'object') throw invalid('1 validation error detected: Value null at \'flexibleTimeWindow\' failed to satisfy constraint: Member must not be null');
@@ -113,4 +115,13 @@ export function checkSchedule(input: ScheduleInput, now: number): Checked {
       ActionAfterCompletion: oneOf(input.ActionAfterCompletion, ['NONE', 'DELETE'] as const, 'actionAfterCompletion', 'NONE'),
     },
   };
+}
+
+/** The shared EventBridge reader throws InvalidInputError; Scheduler answers ValidationException with the same message. */
+function asValidation<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw invalid((e as Error).message);
+  }
 }

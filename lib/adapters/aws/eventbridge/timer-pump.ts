@@ -3,7 +3,8 @@
  * Scheduler stores schedules but never fires them, so this lists the schedules of the
  * timer and DAG groups every few seconds and delivers what is due itself: one-time
  * `at()` schedules (then deleted when ActionAfterCompletion is DELETE) and recurring
- * `cron()`/`rate()` ones, sending each target's Input to its SQS queue.
+ * `cron()`/`rate()` ones, sending each target's Input to its SQS queue. Expressions are
+ * read as Scheduler reads them (./expressions.ts, shared with the rehearsal's Scheduler).
  * On real AWS it is never needed.
  */
 import {
@@ -14,10 +15,8 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { GetQueueUrlCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { InvalidInputError } from '../engine/index.js';
-import type { ScheduleSpec } from '../engine/index.js';
-import type { Clock } from '../engine/index.js';
-import { nextTick, normalizeDate, prevTick } from '../engine/index.js';
+import type { Clock } from '../../../engine/index.js';
+import { lastFire, nextFire, parseExpression, type Expression } from './expressions.js';
 
 export interface TimerPumpOptions {
   scheduler: SchedulerClient;
@@ -42,8 +41,6 @@ export interface PumpReport {
   /** Schedules left alone, with the reason (disabled, not an SQS target, unsupported expression). */
   skipped: { name: string; reason: string }[];
 }
-
-const RATE_UNITS: Readonly<Record<string, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
 /**
  * @example
@@ -100,9 +97,16 @@ export class TimerPump {
       report.skipped.push({ name: key, reason: 'disabled' });
       return;
     }
-    if (expr.startsWith('at(')) {
+    let e: Expression;
+    try {
+      e = parseExpression(expr, tz);
+    } catch (err) {
+      report.skipped.push({ name: key, reason: (err as Error).message });
+      return;
+    }
+    if (e.kind === 'at') {
       if (this.firedOnce.has(key)) return;
-      const at = parseAt(expr, tz);
+      const at = e.at;
       if (at > now) return;
       await this.deliver(group, name, s, at, 'once', report);
       if (s.ActionAfterCompletion === 'DELETE') {
@@ -113,16 +117,9 @@ export class TimerPump {
       }
       return;
     }
-    let spec: Exclude<ScheduleSpec, null>;
-    try {
-      spec = recurringSpec(expr, tz);
-    } catch (e) {
-      report.skipped.push({ name: key, reason: (e as Error).message });
-      return;
-    }
     const anchor = start ?? s.CreationDate?.getTime() ?? now;
     const from = this.lastFire.get(key) ?? Math.max(s.CreationDate?.getTime() ?? now, start === undefined ? -Infinity : start - 1);
-    const next = nextTick(spec, from, spec.kind === 'rate' ? anchor : 0);
+    const next = nextFire(e, from, anchor);
     const limit = end === undefined ? now : Math.min(now, end);
     if (next === undefined || next > limit) {
       if (!this.lastFire.has(key)) this.lastFire.set(key, from);
@@ -130,7 +127,7 @@ export class TimerPump {
     }
     // Ticks missed while the pump was down are coalesced into one message: a DAG
     // schedule's message carries tickAt 0 and the engine computes every due tick itself.
-    const last = prevTick(spec, limit, spec.kind === 'rate' ? anchor : 0) ?? next;
+    const last = lastFire(e, from, limit, anchor) ?? next;
     await this.deliver(group, name, s, last, 'recurring', report);
     this.lastFire.set(key, last);
   }
@@ -193,53 +190,4 @@ export class TimerPump {
     }
     this.details.delete(`${group}/${name}`);
   }
-}
-
-/**
- * The instant of an `at(yyyy-mm-ddThh:mm:ss)` expression, read in `timezone`.
- *
- * @example
- * parseAt('at(2030-01-02T03:04:05)', 'UTC'); // Date.UTC(2030, 0, 2, 3, 4, 5)
- */
-export function parseAt(expr: string, timezone: string): number {
-  const m = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(expr.trim());
-  if (!m) throw new InvalidInputError(`not an at() expression: ${expr}`);
-  return Date.parse(normalizeDate(m[1], timezone));
-}
-
-/**
- * The engine's schedule for a `rate()` or 6-field EventBridge `cron()` expression.
- *
- * @example
- * recurringSpec('cron(0 2 * * ? *)', 'Europe/Berlin'); // { kind: 'cron', expr: '0 2 * * *', timezone: 'Europe/Berlin' }
- * recurringSpec('rate(5 minutes)', 'UTC');           // { kind: 'rate', everyMs: 300000 }
- */
-export function recurringSpec(expr: string, timezone: string): Exclude<ScheduleSpec, null> {
-  const rate = /^rate\((\d+)\s+(minute|hour|day)s?\)$/.exec(expr.trim());
-  if (rate) return { kind: 'rate', everyMs: Number(rate[1]) * RATE_UNITS[rate[2]] };
-  const cron = /^cron\((.+)\)$/.exec(expr.trim());
-  if (!cron) throw new InvalidInputError(`unsupported schedule expression ${expr}`);
-  return { kind: 'cron', expr: awsCronToUnix(cron[1]), timezone };
-}
-
-/**
- * 6-field EventBridge cron to 5-field Unix cron: `?` becomes `*`, days of week 1-7
- * (SUN-SAT) become 0-6, the year is dropped (only `*` is accepted).
- *
- * @example
- * awsCronToUnix('0/15 9-17 ? * 2-6 *'); // '0-59/15 9-17 * * 1-5'
- */
-export function awsCronToUnix(fields: string): string {
-  const f = fields.trim().split(/\s+/);
-  if (f.length !== 6) throw new InvalidInputError(`cron(${fields}): expected 6 fields`);
-  const [min, hour, dom, mon, dow, year] = f;
-  if (year !== '*') throw new InvalidInputError(`cron(${fields}): only year * is supported by the pump`);
-  if (/[LW#]/.test(`${dom} ${dow}`)) throw new InvalidInputError(`cron(${fields}): L, W and # are not supported by the pump`);
-  const unixDow = dow === '?' ? '*' : dow.replace(/\d+/g, (n, offset: number, all: string) => (all[offset - 1] === '/' ? n : String(Number(n) - 1)));
-  return [steps(min, 59), steps(hour, 23), dom === '?' ? '*' : steps(dom, 31), steps(mon, 12), steps(unixDow, 6)].join(' ');
-}
-
-/** `a/n` (EventBridge: from a, every n) as `a-max/n`, the form the engine's cron parser takes. */
-function steps(field: string, max: number): string {
-  return field.split(',').map((part) => part.replace(/^(\d+)\/(\d+)$/, `$1-${max}/$2`)).join(',');
 }

@@ -1,10 +1,10 @@
 /**
  * Airless schedules as EventBridge Scheduler expressions: AWS knowledge, so it lives with
  * the AWS adapters, not in the engine. The build refuses a cron EventBridge cannot
- * express (lib/build/collect.ts), naming the DAG and the reason, so `register-bundle`
+ * express (lib/isolation/collect.ts), naming the DAG and the reason, so `register-bundle`
  * never meets one.
  */
-import { InvalidInputError, type ScheduleSpec } from '../../engine/index.js';
+import { InvalidInputError, type ScheduleSpec } from '../../../engine/index.js';
 
 /**
  * The recurring EventBridge Scheduler expression for a schedule: `cron(m h dom mon dow *)`

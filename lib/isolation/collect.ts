@@ -3,11 +3,10 @@
  * DagDefinitions and SensorDefinitions it exports, remembering the file of each.
  * Shared by the bundler (to write the manifest) and the loader (to run tasks).
  */
-import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { InvalidDagError } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
-import { toEventBridgeExpression } from '../adapters/aws/eventbridge-cron.js';
+import { toEventBridgeExpression } from '../adapters/aws/eventbridge/to-expression.js';
 import type { DagDefinition, PoolDefinition, SensorDefinition } from '../sdk/types.js';
 import { DEFINITION, isSdkDag } from '../sdk/airflow-ts-sdk/dag.js';
 
@@ -22,11 +21,6 @@ export interface Collected {
   sensors: Map<string, { def: SensorDefinition; file: string }>;
   /** Pools declared with definePool (exported, or used by object). */
   pools?: Map<string, { def: PoolDefinition; file: string }>;
-}
-
-/** sha256 (hex) of bytes. */
-export function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /**

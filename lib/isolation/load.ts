@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { BundleError } from '../engine/index.js';
 import type { DagSpec, Manifest } from '../engine/index.js';
 import type { LoadedBundle, SensorPoke, TaskCallable } from '../engine/index.js';
-import { collectDefinitions, importBundle, sha256Hex, type Collected } from './collect.js';
+import { sha256Hex } from '../engine/index.js';
+import { collectDefinitions, importBundle, type Collected } from './collect.js';
 import { poolSpec } from '../sdk/pools.js';
 
 /**

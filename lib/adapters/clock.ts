@@ -2,7 +2,7 @@
  * Clocks: the system clock for `airless dev`, and a virtual clock for tests and
  * `--time-warp`, whose time moves only when told to (so nothing sleeps for real).
  */
-import type { Clock } from '../../engine/index.js';
+import type { Clock } from '../engine/index.js';
 
 export class SystemClock implements Clock {
   now(): number {
