@@ -3,6 +3,7 @@
  * DynamoDB endpoint its state survives a restart; its tables are per DAG folder (the
  * prefix carries a hash of the folder's path), so two projects never share state.
  */
+import { TABLE_PREFIX_ENV } from '../adapters/aws/stack-contract.js';
 import { watch } from 'node:fs';
 import path from 'node:path';
 import { SystemClock } from '../adapters/clock.js';
@@ -30,7 +31,7 @@ function watchDags(dir: string, onChange: () => Promise<void>): { close: () => v
 
 /** Table prefix of a DAG folder's dev state: `airless-dev-<8 hex of its absolute path>`. */
 export function devTablePrefix(dir: string): string {
-  return process.env.AIRLESS_TABLE_PREFIX ?? `airless-dev-${sha256Hex(path.resolve(dir)).slice(0, 8)}`;
+  return process.env[TABLE_PREFIX_ENV] ?? `airless-dev-${sha256Hex(path.resolve(dir)).slice(0, 8)}`;
 }
 
 export interface DevOptions {

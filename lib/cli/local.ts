@@ -3,6 +3,7 @@
  * and what `run` and `dev` share (the type-checked local build, the terminal log, a
  * DynamoDB store on any endpoint).
  */
+import { TABLE_PREFIX_ENV } from '../adapters/aws/stack-contract.js';
 import path from 'node:path';
 import { MemoryLog, type LogLine } from '../adapters/memory/observe.js';
 import { buildBundle, buildToLocalVersion, bundleVersion, LocalBundleSource } from '../build/index.js';
@@ -100,7 +101,7 @@ export async function localDynamoStore(endpoint: string, opts: { quiet?: boolean
     endpoint, region: process.env.AWS_REGION ?? 'us-east-1',
     credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'local' },
   });
-  const tablePrefix = opts.tablePrefix ?? process.env.AIRLESS_TABLE_PREFIX ?? 'airless-dev';
+  const tablePrefix = opts.tablePrefix ?? process.env[TABLE_PREFIX_ENV] ?? 'airless-dev';
   await createTables(client, tablePrefix);
   if (!opts.quiet) process.stdout.write(`state in DynamoDB at ${endpoint} (tables ${tablePrefix}-*): it survives a restart\n`);
   return new DynamoStore({ client, tablePrefix });

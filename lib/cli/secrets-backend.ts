@@ -6,7 +6,8 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { AwsSecrets, DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX } from '../adapters/aws/secrets-aws.js';
+import { AwsSecrets } from '../adapters/aws/secrets-aws.js';
+import { DEFAULT_CONNECTIONS_PREFIX, DEFAULT_VARIABLES_PREFIX, FUNCTION_ENV, STACK_OUTPUTS } from '../adapters/aws/stack-contract.js';
 import { SecretsFile, secretsDir, type SecretKind } from '../adapters/secrets-local.js';
 import { UsageError } from './output.js';
 
@@ -48,8 +49,8 @@ export async function backendFor(kind: SecretKind, o: { stack?: string; endpoint
     where: 'aws',
     aws: new AwsSecrets({
       ssm: new SSMClient(config), secretsManager: new SecretsManagerClient(config),
-      variablesPrefix: env.AIRLESS_VARIABLES_PREFIX ?? outputs.VariablesPrefix ?? DEFAULT_VARIABLES_PREFIX,
-      connectionsPrefix: env.AIRLESS_CONNECTIONS_PREFIX ?? outputs.ConnectionsPrefix ?? DEFAULT_CONNECTIONS_PREFIX,
+      variablesPrefix: env[FUNCTION_ENV.variablesPrefix] ?? outputs[STACK_OUTPUTS.variablesPrefix] ?? DEFAULT_VARIABLES_PREFIX,
+      connectionsPrefix: env[FUNCTION_ENV.connectionsPrefix] ?? outputs[STACK_OUTPUTS.connectionsPrefix] ?? DEFAULT_CONNECTIONS_PREFIX,
     }),
   };
 }

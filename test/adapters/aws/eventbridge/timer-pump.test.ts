@@ -15,8 +15,8 @@ import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/clie
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../lib/adapters/clock.js';
-import { TimerPump } from '../../lib/adapters/aws/eventbridge/timer-pump.js';
+import { VirtualClock } from '../../../../lib/adapters/clock.js';
+import { TimerPump } from '../../../../lib/adapters/aws/eventbridge/timer-pump.js';
 
 const scheduler = mockClient(SchedulerClient);
 const sqs = mockClient(SQSClient);
