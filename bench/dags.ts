@@ -45,11 +45,30 @@ export function treeDag(dagId: string, tasks: number): DagDefinition {
 }
 
 /**
- * The three shapes, scaled by `scale` (1 = the published sizes, 0.1 = `--quick`).
+ * A DAG of `tasks` tasks as a binary in-tree: 2i+1 and 2i+2 feed task i, so the leaves run
+ * first and the root t0 last. This is the shape of Airflow 2.0's own "binary_tree" perf DAG
+ * (`scripts/perf/dags/elastic_dag.py`: `tasks[i].set_downstream(tasks[(i - 1) // 2])`) and
+ * of the BullMQ peer's flows (children before their parent).
+ *
+ * @example
+ * inTreeDag('intree', 10).spec.tasks.find((t) => t.taskId === 't0')?.upstream; // ['t1', 't2']
+ */
+export function inTreeDag(dagId: string, tasks: number): DagDefinition {
+  return dag(dagId, { maxActiveRuns: 10_000 }, ({ task }) => {
+    const handles = Array.from({ length: tasks }, (_, i) => task(`t${i}`, trivial));
+    for (let i = 0; i < tasks; i++) {
+      const kids = [2 * i + 1, 2 * i + 2].filter((k) => k < tasks).map((k) => handles[k]!);
+      if (kids.length > 0) handles[i]!.after(kids);
+    }
+  });
+}
+
+/**
+ * The shapes, scaled by `scale` (1 = the published sizes, 0.1 = `--quick`).
  * Each shape holds about 1,000 × scale task instances.
  *
  * @example
- * shapePlans(1).map((s) => s.tasks); // [1000, 1000, 1000]
+ * shapePlans(1).map((s) => s.tasks); // [1000, 1000, 1000, 1000]
  */
 export function shapePlans(scale: number): ShapePlan[] {
   const n = (x: number) => Math.max(1, Math.round(x * scale));
@@ -59,6 +78,7 @@ export function shapePlans(scale: number): ShapePlan[] {
   const chain10 = linearDag('chain10', 10);
   const chain100 = linearDag('chain100', 100);
   const trees = Array.from({ length: files * 10 }, (_, i) => treeDag(`tree_f${Math.floor(i / 10)}_d${i % 10}`, 10));
+  const inTrees = Array.from({ length: files * 10 }, (_, i) => inTreeDag(`intree_f${Math.floor(i / 10)}_d${i % 10}`, 10));
   return [
     {
       name: `${manyRuns} runs x 10 linear tasks`,
@@ -77,6 +97,12 @@ export function shapePlans(scale: number): ShapePlan[] {
       dags: trees,
       runs: trees.map((d) => ({ dagId: d.spec.dagId, runId: 'r0' })),
       tasks: trees.length * 10,
+    },
+    {
+      name: `${files} files x 10 DAGs x 10-task binary in-tree`,
+      dags: inTrees,
+      runs: inTrees.map((d) => ({ dagId: d.spec.dagId, runId: 'r0' })),
+      tasks: inTrees.length * 10,
     },
   ];
 }

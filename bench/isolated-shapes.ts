@@ -1,7 +1,7 @@
 /**
  * The shape DAGs as a built bundle, so that the scheduler shapes can also run with every
  * try isolated in a worker thread (lib/isolation): inline DAGs live in the caller's
- * memory and cannot move to a thread. The DAG file is generated (102 DAGs) and built once.
+ * memory and cannot move to a thread. The DAG file is generated (202 DAGs) and built once.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,10 +20,11 @@ const DAGS_MODULE = fileURLToPath(new URL('./dags.ts', import.meta.url));
  */
 export async function shapeBundle(plans: readonly ShapePlan[]): Promise<{ bundles: LocalBundleSource; version: string }> {
   const work = await mkdtemp(path.join(tmpdir(), 'airless-bench-shapes-'));
-  const lines = [`import { linearDag, treeDag } from ${JSON.stringify(DAGS_MODULE)};`];
+  const lines = [`import { inTreeDag, linearDag, treeDag } from ${JSON.stringify(DAGS_MODULE)};`];
   for (const d of plans.flatMap((p) => p.dags)) {
     const id = d.spec.dagId;
-    const maker = id.startsWith('chain') ? `linearDag(${JSON.stringify(id)}, ${d.spec.tasks.length})` : `treeDag(${JSON.stringify(id)}, ${d.spec.tasks.length})`;
+    const fn = id.startsWith('chain') ? 'linearDag' : id.startsWith('intree') ? 'inTreeDag' : 'treeDag';
+    const maker = `${fn}(${JSON.stringify(id)}, ${d.spec.tasks.length})`;
     lines.push(`export const ${id} = ${maker};`);
   }
   await writeFile(path.join(work, 'shapes.ts'), `${lines.join('\n')}\n`);

@@ -38,7 +38,7 @@ const SCENARIOS = ['shapes', 'sensors', 'cost', 'ha', 'ui', 'mapping', 'backfill
  *
  * @example
  * const report = await runBench({ quick: true, only: new Set(['shapes']), memoryOnly: true });
- * report.shapes.length; // 3
+ * report.shapes.length; // 8 (four shapes, in process and isolated)
  */
 export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const t0 = performance.now();

@@ -57,7 +57,7 @@ interface Timed {
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** Triggers every run of the shape, runs them to the end, and reads the task instances back. */
-async function runShape(plan: ShapePlan, clock: Clock, concurrency: number, store?: Store, built?: Built): Promise<Timed> {
+export async function runShape(plan: ShapePlan, clock: Clock, concurrency: number, store?: Store, built?: Built): Promise<Timed> {
   const bundles = built?.bundles ?? new InlineBundleSource(plan.dags);
   const version = built?.version ?? (bundles as InlineBundleSource).version;
   const rt = new EmbeddedRuntime({

@@ -9,7 +9,7 @@ import { runBench } from '../../bench/run.js';
 describe('bench smoke', () => {
   it('runs the quick shapes on memory and reports every field', async () => {
     const report = await runBench({ quick: true, only: new Set(['shapes']), memoryOnly: true });
-    expect(report.shapes.map((s) => s.store)).toEqual(['memory', 'memory', 'memory', 'memory, isolated', 'memory, isolated', 'memory, isolated']);
+    expect(report.shapes.map((s) => s.store)).toEqual(['memory', 'memory', 'memory', 'memory', 'memory, isolated', 'memory, isolated', 'memory, isolated', 'memory, isolated']);
     for (const s of report.shapes) {
       expect(s).toMatchObject({
         name: expect.any(String), store: expect.stringMatching(/^memory/), tasks: 100, wallMs: expect.any(Number), totalTaskLagMs: expect.any(Number),
