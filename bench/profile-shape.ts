@@ -8,7 +8,7 @@
  * Shapes: chain10 (100 runs x 10), chain100 (10 x 100), tree (out-tree), intree (in-tree).
  * Prints the median and spread of the wall times after `warm` unmeasured passes.
  */
-import { VirtualClock } from '../lib/adapters/memory/clock.js';
+import { VirtualClock } from '../lib/adapters/clock.js';
 import { shapePlans } from './dags.js';
 import { runShape } from './scenarios/shapes.js';
 
