@@ -96,6 +96,13 @@ module.exports = {
       from: { path: '^lib/isolation/' },
       to: { path: '^lib/build/' },
     },
+    {
+      name: 'isolation-below-adapters',
+      comment: 'The AWS bundle source (lib/adapters/aws/s3-bundles.ts) loads bundles with lib/isolation, so lib/isolation never imports an adapter: the build checks what EventBridge can express (lib/build/deployable.ts).',
+      severity: 'error',
+      from: { path: '^lib/isolation/' },
+      to: { path: '^lib/adapters/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -14,7 +14,7 @@ import { packageInfo } from '../package-info.js';
 import { BuildCache, cacheKey, folderListing } from './cache.js';
 import { sha256Hex } from '../engine/index.js';
 import { collectIsolated } from './collect-isolated.js';
-import { checkDeployable } from '../isolation/collect.js';
+import { checkDeployable } from './deployable.js';
 import { typecheckDagFiles } from './typecheck.js';
 
 /** The SDK entry that `import ... from 'airless'` resolves to inside a bundle. */

@@ -6,7 +6,6 @@
 import { pathToFileURL } from 'node:url';
 import { InvalidDagError } from '../engine/index.js';
 import { BUILTIN_SENSOR_TYPES } from '../engine/index.js';
-import { toEventBridgeExpression } from '../adapters/aws/eventbridge/to-expression.js';
 import type { DagDefinition, PoolDefinition, SensorDefinition } from '../sdk/types.js';
 import { DEFINITION, isSdkDag } from '../sdk/airflow-ts-sdk/dag.js';
 
@@ -110,7 +109,6 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
           });
         }
         if (!seen) out.dags.set(id, { def: value, file: entry.file });
-        checkDeployable(value, entry.file);
         for (const s of value.sensors) addSensor(s, entry.file);
         for (const p of value.pools ?? []) addPool(p, entry.file);
       } else if (isBrand<SensorDefinition>(value, 'sensor')) {
@@ -121,15 +119,4 @@ export async function collectDefinitions(mod: Record<string, unknown>): Promise<
     }
   }
   return out;
-}
-
-/** A schedule EventBridge Scheduler cannot express fails the build, not the deployment. */
-export function checkDeployable(d: Pick<DagDefinition, 'spec'>, file: string): void {
-  const schedule = d.spec.schedule;
-  if (!schedule || schedule.kind === 'once') return;
-  try {
-    toEventBridgeExpression(schedule);
-  } catch (e) {
-    throw new InvalidDagError(`schedule cannot run on EventBridge Scheduler: ${(e as Error).message}`, { file, dagId: d.spec.dagId, cause: e });
-  }
 }
