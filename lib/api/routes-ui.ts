@@ -1,6 +1,7 @@
 /**
  * Endpoints the UI needs beyond Airflow's public API: the grid of runs × tasks in one
- * response, the DAG structure for the graph, recent runs of every DAG, and signals.
+ * response, the DAG structure for the graph, and signals (docs/api.md says why each stays;
+ * the DAG list's recent runs moved to the spec's batch runs list, lib/ui/recent-runs.ts).
  */
 import { baseTaskId, isInstanceId, sendSignal } from '../engine/index.js';
 import type { DagRun, DagSpec } from '../engine/index.js';
@@ -9,7 +10,6 @@ import { needDag, type ApiBackend } from './backend.js';
 import { HttpError } from './http.js';
 import { intQuery, onlyFields, optString } from './params.js';
 import type { Route } from './router.js';
-import { dagRunJson } from './shapes.js';
 import { withAssetNodes } from './asset-structure.js';
 
 /** Maps with at most `limit` calls in flight (a grid of 1,000 runs is 1,000 store queries). */
@@ -91,18 +91,6 @@ export function structureData(spec: DagSpec) {
 
 export function uiRoutes(): Route[] {
   return [
-    {
-      method: 'GET', path: '/ui/dags',
-      handle: async ({ b, url }) => {
-        const n = intQuery(url, 'dag_runs_limit', 10, 0, 100);
-        const dags = (await b.ports.store.listDags()).sort((x, y) => x.dagId.localeCompare(y.dagId));
-        const recent = await Promise.all(dags.map((d) => b.ports.store.listRuns(d.dagId, { limit: n })));
-        return {
-          backend: b.name,
-          dags: dags.map((d, i) => ({ dag_id: d.dagId, latest_dag_runs: recent[i].map((r) => dagRunJson(r, d.spec)) })),
-        };
-      },
-    },
     {
       method: 'GET', path: '/ui/grid/{dag_id}',
       handle: async ({ b, p, url }) => gridData(b, (await needDag(b, p.dag_id)).spec, intQuery(url, 'limit', 25, 1, 1000)),

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uiAssets } from '../ui/assets.js';
+import { BACKEND_HEADER } from '../ui/dom.js';
 import type { ApiBackend } from './backend.js';
 import { authenticate, HttpError, problem, readJsonBody, sendHttpError, sendJson, tokenLogin } from './http.js';
 import { Router } from './router.js';
@@ -72,6 +73,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         }
         // Airflow serves these two without credentials (no `security` in its spec): probes and load balancers.
         if (!PUBLIC_PATHS.has(url.pathname)) authenticate(req, token);
+        // Which backend answers (`local`, `stack <name>`), for the UI's header: a response header,
+        // as the spec's bodies have no field for it; only to callers holding the token.
+        if (!PUBLIC_PATHS.has(url.pathname)) res.setHeader(BACKEND_HEADER, encodeURIComponent(b.name));
         const { route, params } = router.match(req.method ?? 'GET', url.pathname);
         const body = req.method === 'GET' ? {} : await readJsonBody(req);
         // Airflow's action_logging: recorded before the operation runs, whatever it then answers.

@@ -9,6 +9,7 @@ import { gridStateCss, renderGrid, type GridData } from './grid.js';
 import { renderGantt, renderTask } from './task.js';
 import { renderBackfills } from './backfills.js';
 import { renderAsset, renderAssets } from './assets-view.js';
+import { recentRuns } from './recent-runs.js';
 import { paramField, paramValue, type ParamInfo } from './params-form.js';
 
 /** Tests set `window.__airlessPollMs` to poll faster. */
@@ -20,9 +21,8 @@ let graphCache: { dag: string; s: Structure; placed: Placed } | undefined;
 let lastGrid: { path: string; text: string } | undefined;
 
 async function renderDags(root: HTMLElement): Promise<void> {
-  const [list, recent] = await Promise.all([api('/api/v2/dags?limit=1000'), api('/ui/dags?dag_runs_limit=12')]);
-  document.getElementById('backend')!.textContent = recent.backend;
-  const runsOf = new Map<string, { dag_run_id: string; state: string; logical_date: string }[]>(recent.dags.map((d: any) => [d.dag_id, d.latest_dag_runs]));
+  const list = await api('/api/v2/dags?limit=1000');
+  const runsOf = await recentRuns((p, body) => api(p, { method: 'POST', body }), (list.dags as { dag_id: string }[]).map((d) => d.dag_id), 12);
   root.innerHTML = `<h2>DAGs</h2><table class="list" data-testid="dags"><tr><th>active</th><th>DAG</th><th>schedule</th><th>next run</th><th>recent runs</th><th></th></tr>${
     (list.dags as any[]).map((d) => `<tr data-dag="${esc(d.dag_id)}">
       <td><label class="switch"><input type="checkbox" class="pause" data-testid="pause-${esc(d.dag_id)}" ${d.is_paused ? '' : 'checked'}><span></span></label></td>

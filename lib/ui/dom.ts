@@ -26,6 +26,16 @@ export function color(state: string | null | undefined): string {
 
 export class ApiError extends Error {}
 
+/** The response header naming the backend that answered (`local`, `stack <name>`), URI-encoded. */
+export const BACKEND_HEADER = 'x-airless-backend';
+
+/** Shows the backend an answer names in the page's header (every API answer carries it). */
+function showBackend(res: Response): void {
+  const name = res.headers.get(BACKEND_HEADER);
+  const el = typeof document === 'undefined' ? null : document.getElementById('backend');
+  if (name !== null && el) el.textContent = decodeURIComponent(name);
+}
+
 const TOKEN_KEY = 'airless.token';
 
 /**
@@ -56,6 +66,7 @@ function failure(status: number, statusText: string, json: any): ApiError {
 /** GET returning the body's text, for views that skip re-rendering unchanged data. */
 export async function apiText(path: string): Promise<string> {
   const res = await fetch(path, { headers: headers(), credentials: 'omit' });
+  showBackend(res);
   const text = await res.text();
   if (!res.ok) throw failure(res.status, res.statusText, JSON.parse(text || 'null'));
   return text;
@@ -67,6 +78,7 @@ export async function api<T = any>(path: string, init: { method?: string; body?:
     method, headers: headers(method === 'GET' ? {} : { 'content-type': 'application/json' }), credentials: 'omit',
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
+  showBackend(res);
   const text = await res.text();
   const json = text ? JSON.parse(text) : undefined;
   if (!res.ok) throw failure(res.status, res.statusText, json);

@@ -14,6 +14,7 @@ import { MemoryStore } from '../../lib/adapters/memory/store.js';
 import { cloudWatchLogs, startStackUi } from '../../lib/cli/ui.js';
 import type { Ports } from '../../lib/engine/index.js';
 import { LOCAL_AWS } from '../../lib/runtime/dynamodb-local.js';
+import { BACKEND_HEADER } from '../../lib/ui/dom.js';
 import etl from '../../examples/dags/etl_daily.js';
 import { makeRuntime } from '../helpers/runtime.js';
 import { apiOverRuntime } from './support.js';
@@ -101,7 +102,14 @@ describe.skipIf(!endpoint)('airless ui --stack', () => {
       const tis = await get(`/api/v2/dags/etl_daily/dagRuns/${encodeURIComponent(run.runId)}/taskInstances`);
       const extract = await rt.ports.store.getTask({ dagId: 'etl_daily', runId: run.runId, taskId: 'extract' });
       expect(tis.task_instances.find((t: any) => t.task_id === 'extract')).toMatchObject({ state: extract!.state, try_number: extract!.tryNumber });
-      expect((await get('/ui/dags')).backend).toBe('stack Rehearsal');
+      // The UI's header names the backend from a response header (the spec's bodies have no
+      // field for it), sent to callers with the token and not on the public version probe.
+      const named = await fetch(`${api.url}/api/v2/dags`, { headers: { authorization: 'Bearer stack-token-123' } });
+      expect(decodeURIComponent(named.headers.get(BACKEND_HEADER)!)).toBe('stack Rehearsal');
+      expect((await fetch(`${api.url}/api/v2/version`)).headers.get(BACKEND_HEADER)).toBeNull();
+      expect((await fetch(`${api.url}/api/v2/dags`)).headers.get(BACKEND_HEADER)).toBeNull();
+      // The DAG list's runs moved to the spec's batch list: the Airless-only route is gone.
+      expect((await fetch(`${api.url}/ui/dags`, { headers: { authorization: 'Bearer stack-token-123' } })).status).toBe(404);
     } finally {
       await api.close();
       cf.restore();

@@ -103,6 +103,9 @@ describe('UI in Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('airless.token'))).toBe(TOKEN);
     expect(await page.$$eval('[data-testid=dags] tr[data-dag]', (rows) => rows.map((r) => (r as HTMLElement).dataset.dag))).toEqual(['branching', 'etl_daily', 'fan_out_in', 'hourly_catchup', 'mapped_ui', 'odd_xcom', 'param_form']);
     expect(await page.$$eval('tr[data-dag=etl_daily] .dot', (d) => d.length)).toBe(5);
+    // Recent runs from the spec's batch runs list; the header names the backend from a response header.
+    expect(await page.$$eval('tr[data-dag=branching] .dot', (d) => d.length)).toBe(1);
+    expect(await page.textContent('#backend')).toBe('local');
     expect(await page.textContent('tr[data-dag=param_form] a[title=param_form]')).toBe('Params form 📝');
     await shot('dags');
   });
