@@ -98,14 +98,7 @@ export async function settleDownstream(
  * maxActiveTasks counter must move with the write. Undefined when not handled here; else
  * the follow-up it (or the cascade below it) claimed under `allow`.
  */
-async function settleOnlyUpstream(
-  p: Ports,
-  rc: RunCtx,
-  taskId: string,
-  upstreamId: string,
-  outcome: UpstreamOutcome,
-  allow?: FollowAllowance,
-): Promise<{ next: FollowUp } | undefined> {
+async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome, allow?: FollowAllowance): Promise<{ next: FollowUp } | undefined> {
   const t = taskSpec(rc.spec, taskId);
   if (t.upstream.length !== 1 || rc.run.state !== 'running' || !createdByItsMessage(rc, t)) return undefined;
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome }, t.teardown?.setups);
@@ -165,14 +158,7 @@ export async function afterTerminal(
 }
 
 /** Settles downstream; a falsy short-circuit first skips all below it (short-circuit.ts), whose outcomes then follow. */
-async function passOn(
-  p: Ports,
-  rc: RunCtx,
-  taskId: string,
-  state: TaskState,
-  chosen?: readonly string[],
-  allow?: FollowAllowance,
-): Promise<{ mayBeDone: boolean; skipped: string[]; next: FollowUp }> {
+async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[], allow?: FollowAllowance): Promise<{ mayBeDone: boolean; skipped: string[]; next: FollowUp }> {
   const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
   let { mayBeDone, next } = await settleDownstream(p, rc, taskId, state, chosen, allow);
   for (const id of skipped) {
