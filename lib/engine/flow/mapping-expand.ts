@@ -18,6 +18,7 @@ import { queueTask } from './queue-task.js';
 import { annotate, createTask, keyOf, retainUntil } from '../write/transition.js';
 import { limitsApply } from '../rules/pool-limits.js';
 import { failTry, finishTask } from './worker-finish.js';
+import type { FollowAllowance, FollowUp } from './eager-follow.js';
 
 /** Instances created per step of the cursor (puts in flight at once). */
 export const EXPAND_CHUNK = 100;
@@ -50,28 +51,24 @@ async function resolveSources(p: Ports, rc: RunCtx, t: TaskSpec): Promise<unknow
 /**
  * Expands (or resumes expanding) the mapped task `ti`, held by this worker in `running`.
  * An empty source skips the task; a source that is not an array, or more elements than
- * `maxMapLength`, fails it without retries (the same input would fail again).
+ * `maxMapLength`, fails it without retries (the same input would fail again). Returns the
+ * follow-up claimed under `allow` when the mapped task ended here (flow/eager-follow.ts).
  */
-export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<void> {
+export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, allow?: FollowAllowance): Promise<FollowUp> {
   let parent = ti;
   let arrays: unknown[][] | string | undefined;
   if (parent.mapLength === undefined) {
     arrays = await resolveSources(p, rc, t);
-    if (typeof arrays === 'string') {
-      await failTry(p, rc, t, parent, arrays, true);
-      return;
-    }
+    if (typeof arrays === 'string') return (await failTry(p, rc, t, parent, arrays, true, allow)).next;
     const n = mapLength(t.expand!, arrays);
     const cap = p.config.maxMapLength ?? 10_000;
     if (n > cap) {
-      await failTry(p, rc, t, parent, `task ${t.taskId} would map ${n} instances, more than maxMapLength ${cap} (raise it with AIRLESS_MAX_MAP_LENGTH or EngineConfig.maxMapLength)`, true);
-      return;
+      return (await failTry(p, rc, t, parent, `task ${t.taskId} would map ${n} instances, more than maxMapLength ${cap} (raise it with AIRLESS_MAX_MAP_LENGTH or EngineConfig.maxMapLength)`, true, allow)).next;
     }
     if (n === 0) {
       // As Airflow: a task mapped over nothing is skipped (one instance, no map index) and
       // never ran: its try number goes back (Airflow's is 0).
-      await finishTask(p, rc, t, parent, { kind: 'skipped', reason: 'mapped over an empty list', untried: true });
-      return;
+      return (await finishTask(p, rc, t, parent, { kind: 'skipped', reason: 'mapped over an empty list', untried: true }, allow)).next;
     }
     // No TTL on the count items: one set now would expire them while a long mapping still runs.
     await p.store.initMapCounts(keyOf(rc, t.taskId), n);
@@ -87,8 +84,7 @@ export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   } else if ((parent.mapCursor ?? 0) < n) {
     arrays ??= await resolveSources(p, rc, t);
     if (typeof arrays === 'string' || mapLength(t.expand!, arrays) !== n) {
-      await failTry(p, rc, t, parent, typeof arrays === 'string' ? arrays : `task ${t.taskId}: its source changed while it was being expanded`, true);
-      return;
+      return (await failTry(p, rc, t, parent, typeof arrays === 'string' ? arrays : `task ${t.taskId}: its source changed while it was being expanded`, true, allow)).next;
     }
     const created = await createInstances(p, rc, t, parent, arrays);
     if (!created) return;
@@ -96,7 +92,7 @@ export async function expandTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   }
   // Expanded: the mapped task now waits for its instances without a lease (nothing runs it).
   await annotate(p, parent, { leaseUntil: null, mapCursor: n });
-  await completeMapped(p, rc, t.taskId, OPS);
+  return (await completeMapped(p, rc, t.taskId, OPS, allow)).next;
 }
 
 async function createInstances(p: Ports, rc: RunCtx, t: TaskSpec, parent: TaskInstance, arrays: unknown[][]): Promise<TaskInstance | undefined> {

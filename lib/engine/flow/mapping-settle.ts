@@ -18,64 +18,78 @@ import type { Ports } from '../model/ports.js';
 import { isTerminal, type TaskState } from '../model/states.js';
 import { keyOf, transition } from '../write/transition.js';
 import { queueTask, wakeReady } from './queue-task.js';
+import { followUpOf, type FollowAllowance, type FollowUp } from './eager-follow.js';
 
-/** The two steps of settle.ts this module calls back: they call in here too (a mapped task's end settles its downstream). */
+/**
+ * The two steps of settle.ts this module calls back: they call in here too (a mapped task's
+ * end settles its downstream). Each returns the follow-up it claimed under `allow`.
+ */
 export interface SettleOps {
-  decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void>;
-  afterTerminal(p: Ports, rc: RunCtx, taskId: string, state: TaskState): Promise<void>;
+  decideTask(p: Ports, rc: RunCtx, ti: TaskInstance, allow?: FollowAllowance): Promise<FollowUp>;
+  afterTerminal(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[], allow?: FollowAllowance): Promise<FollowUp>;
 }
 
-/** Everything that follows a mapped instance (`size#42`) reaching a terminal state. */
-export async function settleInstance(p: Ports, rc: RunCtx, id: string, state: TaskState, ops: SettleOps): Promise<void> {
+/**
+ * Everything that follows a mapped instance (`size#42`) reaching a terminal state. Returns
+ * the follow-up claimed under `allow` (flow/eager-follow.ts) when a downstream became ready.
+ */
+export async function settleInstance(p: Ports, rc: RunCtx, id: string, state: TaskState, ops: SettleOps, allow?: FollowAllowance): Promise<FollowUp> {
   const { taskId, mapIndex } = parseInstanceId(id)!;
   const parent = keyOf(rc, taskId);
   const outcome = outcomeOfState(state);
   const shard = shardOfIndex(mapIndex);
   const s = await p.store.countMapped(parent, shard, mapIndex, outcome);
   // The first instance of this outcome in its shard tells the downstream tasks.
-  if (s.indexes[outcome].length === 1 && s.indexes[outcome][0] === mapIndex) await recordFlag(p, rc, taskId, outcome, ops);
+  let next: FollowUp;
+  if (s.indexes[outcome].length === 1 && s.indexes[outcome][0] === mapIndex) next = await recordFlag(p, rc, taskId, outcome, ops, allow);
   const counted = MAP_OUTCOMES.reduce((n, o) => n + s.indexes[o].length, 0);
   // want 0: the shard item was never initialised (or was lost); never close on it.
-  if (s.want === 0 || counted < s.want) return;
+  if (s.want === 0 || counted < s.want) return next;
   const c = await p.store.closeMapShard(parent, shard);
-  if (c.closed >= c.want) await completeMapped(p, rc, taskId, ops);
+  if (c.closed < c.want) return next;
+  const completed = await completeMapped(p, rc, taskId, ops, allow);
+  return next ?? completed.next;
 }
 
-async function recordFlag(p: Ports, rc: RunCtx, taskId: string, outcome: MapOutcome, ops: SettleOps): Promise<void> {
-  await Promise.all(
+async function recordFlag(p: Ports, rc: RunCtx, taskId: string, outcome: MapOutcome, ops: SettleOps, allow?: FollowAllowance): Promise<FollowUp> {
+  return followUpOf(await Promise.all(
     taskSpec(rc.spec, taskId).downstream.map(async (d) => {
       const item = await p.store.recordUpstream(keyOf(rc, d), `${taskId}${MAP_SEP}${outcome}`, outcome);
-      if (item.state === 'scheduled') await ops.decideTask(p, rc, item);
+      return item.state === 'scheduled' ? ops.decideTask(p, rc, item, allow) : undefined;
     }),
-  );
+  ));
 }
 
 /**
  * Decides a mapped task once every shard is closed: failed when an instance failed,
  * success when one succeeded, else skipped (all skipped). Safe to call any number of
- * times and from anywhere (the last instance, the expander, reconcile).
+ * times and from anywhere (the last instance, the expander, reconcile). `done`: this call
+ * ended it; `next`: the follow-up claimed under `allow` on the way.
  */
-export async function completeMapped(p: Ports, rc: RunCtx, taskId: string, ops: SettleOps): Promise<boolean> {
+export async function completeMapped(p: Ports, rc: RunCtx, taskId: string, ops: SettleOps, allow?: FollowAllowance): Promise<{ done: boolean; next: FollowUp }> {
   const key = keyOf(rc, taskId);
   const summary = await p.store.getMapSummary(key);
-  if (!summary || summary.closed.length < summary.want) return false;
+  if (!summary || summary.closed.length < summary.want) return NOT_DONE;
   const ti = await p.store.getTask(key);
-  if (!ti || ti.state !== 'running' || ti.mapLength === undefined || ti.mapCursor !== ti.mapLength) return false;
+  if (!ti || ti.state !== 'running' || ti.mapLength === undefined || ti.mapCursor !== ti.mapLength) return NOT_DONE;
   const shards = await p.store.getMapShards(key, Array.from({ length: summary.want }, (_, i) => i));
   const counts = Object.fromEntries(MAP_OUTCOMES.map((o) => [o, 0])) as Record<MapOutcome, number>;
   for (const sh of shards.values()) for (const o of MAP_OUTCOMES) counts[o] += sh.indexes[o].length;
   const failed = counts.failed + counts.upstream_failed;
   const state: TaskState = failed > 0 ? 'failed' : counts.success > 0 ? 'success' : 'skipped';
   // Repairs a flag a crash cut short before the task ends (flags are idempotent).
-  for (const o of MAP_OUTCOMES) if (counts[o] > 0) await recordFlag(p, rc, taskId, o, ops);
+  let next: FollowUp;
+  for (const o of MAP_OUTCOMES) if (counts[o] > 0) next = followUpOf([next, await recordFlag(p, rc, taskId, o, ops, allow)]);
   const error = failed > 0 ? `${failed} of ${ti.mapLength} mapped instances failed` : null;
   const r = await transition(p, rc, ti, state, { error });
-  if (!r.ok) return false;
-  await ops.afterTerminal(p, rc, taskId, state);
+  if (!r.ok) return { done: false, next };
+  next = followUpOf([next, await ops.afterTerminal(p, rc, taskId, state, undefined, allow)]);
   // The mapped task held a maxActiveTasks slot while it ran (when the counter is kept).
   if (countsSlots(rc.spec)) await wakeReady(p, rc);
-  return true;
+  return { done: true, next };
 }
+
+const NOT_DONE = { done: false, next: undefined } as const;
 
 /**
  * Reconcile's look at the instances of a run (advanceRun passes the tasks it listed):

@@ -241,7 +241,7 @@ async function failSensor(p: Ports, t: TriggerRecord, error: string, noRetry: bo
   const run = await p.store.getRun(t.dagId, t.runId);
   if (!run) return false;
   const rc = { run, spec: await specFor(p, run) };
-  if (!(await failTry(p, rc, taskSpec(rc.spec, t.taskId), ti, error, noRetry))) return false;
+  if (!(await failTry(p, rc, taskSpec(rc.spec, t.taskId), ti, error, noRetry)).ok) return false;
   await p.store.deleteTrigger(t.id);
   return true;
 }

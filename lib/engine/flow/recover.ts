@@ -47,7 +47,7 @@ export async function expireLease(p: Ports, rc: RunCtx, ti: TaskInstance): Promi
   p.metrics.count('ExpiredLeases');
   // A mapped task whose expander was lost mid-way: resume the expansion from its cursor.
   if (isMappedParent(taskSpec(rc.spec, ti.taskId), ti) && ti.mapLength !== undefined) return expandTask(p, rc, taskSpec(rc.spec, ti.taskId), ti).then(() => true);
-  return failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)', false);
+  return (await failTry(p, rc, taskSpec(rc.spec, ti.taskId), ti, 'the worker running this try was lost (lease expired)', false)).ok;
 }
 
 /** Reconcile's look at a deferred task that is due: time out, fire a lost timer, or re-check a signal. */

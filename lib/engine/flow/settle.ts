@@ -7,13 +7,13 @@
  * can all run these functions on the same run at once.
  */
 import { downstreamClosure, taskSpec, type RunCtx } from '../rules/dag-index.js';
-import type { DagRecord, DagRun, TaskInstance, TaskSpec } from '../model/types.js';
+import type { DagRecord, DagRun, TaskInstance } from '../model/types.js';
 import type { Cas, Ports } from '../model/ports.js';
 import { decideRunState } from '../rules/run-state.js';
 import { isTerminal, type RunState, type TaskState, type UpstreamOutcome } from '../model/states.js';
 import { evaluateTriggerRule } from '../rules/trigger-rules.js';
 import { armCallback, runCallbackMessage, runEvent, sendCallback } from '../write/callbacks.js';
-import { annotate, createTask, keyOf, leaseMs, newToken, retainUntil, transition } from '../write/transition.js';
+import { annotate, createTask, keyOf, newToken, retainUntil, transition } from '../write/transition.js';
 import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
@@ -27,6 +27,7 @@ import { countEnds, needsListing } from './run-ends.js';
 import { createdByItsMessage, followDueAt, isRoot, rootsDueAt } from './resend.js';
 import { giveBackSlot, takeRunSlot } from './run-slots.js';
 import { createMessage, holdsSlots, queueTask, startTry, wakeReady } from './queue-task.js';
+import { followUpOf, type FollowAllowance, type FollowUp } from './eager-follow.js';
 
 export { keyOf, retainUntil };
 export { holdsSlots, queueTask, startTry, wakeReady };
@@ -36,8 +37,12 @@ function outcomeOf(state: TaskState): UpstreamOutcome {
   return 'skipped';
 }
 
-/** Applies the trigger rule to a `scheduled` task, at most once per task and try. */
-export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promise<void> {
+/**
+ * Applies the trigger rule to a `scheduled` task, at most once per task and try. A task it
+ * skips or fails passes its outcome on, which may claim a follow-up under `allow`
+ * (flow/eager-follow.ts): returned for the caller to run.
+ */
+export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance, allow?: FollowAllowance): Promise<FollowUp> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
   const decision = (await setupScopeDecision(p, rc, t)) ?? evaluateTriggerRule(t.triggerRule, ...mappedView(rc.spec, t, ti.upstream), t.teardown?.setups);
@@ -50,13 +55,14 @@ export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance): Promis
   const state: TaskState = decision === 'skip' ? 'skipped' : 'upstream_failed';
   const r = await transition(p, rc, ti, state);
   if (!r.ok) return;
-  await afterTerminal(p, rc, ti.taskId, state);
+  return afterTerminal(p, rc, ti.taskId, state, undefined, allow);
 }
 
 /**
  * Records `taskId`'s outcome on each direct downstream and decides those whose rule
  * became decidable. `chosen` lists the downstreams a branch task followed.
- * Returns true when the run may have finished (no downstream was left to decide).
+ * `mayBeDone`: the run may have finished (no downstream was left to decide). `next`: the
+ * follow-up claimed under `allow` (flow/eager-follow.ts), which the caller must run.
  */
 export async function settleDownstream(
   p: Ports,
@@ -64,21 +70,24 @@ export async function settleDownstream(
   taskId: string,
   state: TaskState,
   chosen?: readonly string[],
-): Promise<boolean> {
+  allow?: FollowAllowance,
+): Promise<{ mayBeDone: boolean; next: FollowUp }> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.downstream.length === 0) return true;
+  if (t.downstream.length === 0) return { mayBeDone: true, next: undefined };
   let mayBeDone = false;
   const followed = chosen && state === 'success' ? followedBy(rc, chosen) : undefined;
-  await Promise.all(
-    t.downstream.map(async (d) => {
+  const next = followUpOf(await Promise.all(
+    t.downstream.map(async (d): Promise<FollowUp> => {
       const outcome: UpstreamOutcome = followed && !followed.has(d) ? 'branch_skipped' : outcomeOf(state);
-      if (await settleOnlyUpstream(p, rc, d, taskId, outcome)) return;
+      const settled = await settleOnlyUpstream(p, rc, d, taskId, outcome, allow);
+      if (settled) return settled.next;
       const item = await p.store.recordUpstream(keyOf(rc, d), taskId, outcome);
-      if (item.state === 'scheduled') await decideTask(p, rc, item);
-      else mayBeDone = true;
+      if (item.state === 'scheduled') return decideTask(p, rc, item, allow);
+      mayBeDone = true;
+      return undefined;
     }),
-  );
-  return mayBeDone;
+  ));
+  return { mayBeDone, next };
 }
 
 /**
@@ -86,50 +95,35 @@ export async function settleDownstream(
  * is created already decided, in one conditional put, instead of a record write and then
  * a decision write (a chain costs one write less per task). When the item exists (a
  * repair, a clear) the put fails and the general path runs. Not for sensors or when the
- * maxActiveTasks counter must move with the write.
+ * maxActiveTasks counter must move with the write. Undefined when not handled here; else
+ * the follow-up it (or the cascade below it) claimed under `allow`.
  */
-async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome): Promise<boolean> {
+async function settleOnlyUpstream(p: Ports, rc: RunCtx, taskId: string, upstreamId: string, outcome: UpstreamOutcome, allow?: FollowAllowance): Promise<{ next: FollowUp } | undefined> {
   const t = taskSpec(rc.spec, taskId);
-  if (t.upstream.length !== 1 || rc.run.state !== 'running' || !createdByItsMessage(rc, t)) return false;
+  if (t.upstream.length !== 1 || rc.run.state !== 'running' || !createdByItsMessage(rc, t)) return undefined;
   const decision = evaluateTriggerRule(t.triggerRule, t.upstream, { [upstreamId]: outcome }, t.teardown?.setups);
-  if (decision === 'wait') return false;
+  if (decision === 'wait') return undefined;
   const upstream = { [upstreamId]: outcome };
   if (decision === 'run') {
-    if (takeEagerSlot(p, rc, t)) {
+    if (allow?.take(p, t)) {
       // Created already claimed by this worker, which runs it next (see handleTask).
       const r = await createTask(p, rc, t, 'running', upstream, { owner: newToken(p) });
-      rc.follow!.taken = r.ok;
-      if (!r.ok) return false;
-      rc.follow!.next = r.item;
+      if (!r.ok) {
+        allow.giveBack();
+        return undefined;
+      }
       p.metrics.count('EagerFollows');
-      return true;
+      return { next: r.item };
     }
     // No write here: the worker that takes this message creates the task already claimed,
     // with this outcome, in one conditional put (flow/claim.ts; docs/adr/0020).
     await p.queue.send([createMessage(p, rc, taskId, upstream)]);
-    return true;
+    return { next: undefined };
   }
   const state = decision === 'skip' ? 'skipped' : 'upstream_failed';
   const r = await createTask(p, rc, t, state, upstream);
-  if (!r.ok) return false;
-  await afterTerminal(p, rc, taskId, state);
-  return true;
-}
-
-/**
- * Eager follow (as Temporal's eager activities): a worker that just finished a task runs
- * one follow-up task of the same run itself, skipping a queue round trip, while it has
- * budget and time left. One per finished task, so fan-out siblings still go through the
- * queue to other workers. The reservation is synchronous: concurrent settles of siblings
- * cannot both take it.
- */
-function takeEagerSlot(p: Ports, rc: RunCtx, t: TaskSpec): boolean {
-  const f = rc.follow;
-  if (!f || f.taken || f.budget <= 0) return false;
-  if (p.remainingMs && p.remainingMs() < leaseMs(p, t)) return false;
-  f.taken = true;
-  f.budget -= 1;
-  return true;
+  if (!r.ok) return undefined;
+  return { next: await afterTerminal(p, rc, taskId, state, undefined, allow) };
 }
 
 /**
@@ -141,28 +135,38 @@ function followedBy(rc: RunCtx, chosen: readonly string[]): Set<string> {
   return downstreamClosure(rc.spec, chosen);
 }
 
-/** Everything that follows a task reaching a terminal state. */
+/**
+ * Everything that follows a task reaching a terminal state. Returns the follow-up claimed
+ * under `allow` on the way (flow/eager-follow.ts), which the caller must run.
+ */
 export async function afterTerminal(
   p: Ports,
   rc: RunCtx,
   taskId: string,
   state: TaskState,
   chosen?: readonly string[],
-): Promise<void> {
+  allow?: FollowAllowance,
+): Promise<FollowUp> {
   p.metrics.count(state === 'success' ? 'TaskSucceeded' : state === 'failed' ? 'TaskFailed' : 'TaskSkipped');
-  if (isInstanceId(taskId)) return settleInstance(p, rc, taskId, state, MAPPING_OPS);
-  const { mayBeDone, skipped } = await passOn(p, rc, taskId, state, chosen);
+  if (isInstanceId(taskId)) return settleInstance(p, rc, taskId, state, MAPPING_OPS, allow);
+  const { mayBeDone, skipped, next } = await passOn(p, rc, taskId, state, chosen, allow);
   await runProgress(p, rc, [{ taskId, state }, ...skipped.map((id) => ({ taskId: id, state: 'skipped' as const }))], mayBeDone);
   const waiting = await nextWaiting(p, rc, taskId, state);
+  // Another run's task: never claimed by this worker (no allowance), it goes through the queue.
   if (waiting) await decideTask(p, waiting.rc, waiting.ti);
+  return next;
 }
 
 /** Settles downstream; a falsy short-circuit first skips all below it (short-circuit.ts), whose outcomes then follow. */
-async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[]): Promise<{ mayBeDone: boolean; skipped: string[] }> {
+async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[], allow?: FollowAllowance): Promise<{ mayBeDone: boolean; skipped: string[]; next: FollowUp }> {
   const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
-  let mayBeDone = await settleDownstream(p, rc, taskId, state, chosen);
-  for (const id of skipped) mayBeDone = (await settleDownstream(p, rc, id, 'skipped')) || mayBeDone;
-  return { mayBeDone, skipped };
+  let { mayBeDone, next } = await settleDownstream(p, rc, taskId, state, chosen, allow);
+  for (const id of skipped) {
+    const s = await settleDownstream(p, rc, id, 'skipped', undefined, allow);
+    mayBeDone = s.mayBeDone || mayBeDone;
+    next ??= s.next;
+  }
+  return { mayBeDone, skipped, next };
 }
 
 /**

@@ -20,12 +20,22 @@ import { redactDeep, redact } from '../rules/secrets-mask.js';
 import { armOutlets, emitOutlets } from './asset-outlets.js';
 import type { OutletExtras } from './asset-context.js';
 import { storeOutputKeys } from './inputs.js';
+import type { FollowAllowance, FollowUp } from './eager-follow.js';
 
 export type Outcome =
   | { kind: 'success'; value: unknown; chosen?: string[]; outlets?: OutletExtras }
   | { kind: 'skipped'; reason?: string; /** The try never ran task code (an empty expansion): its try number goes back. */ untried?: boolean }
   | { kind: 'deferred'; request: DeferRequest }
   | { kind: 'failed'; error: string; noRetry?: boolean };
+
+/** A try's end: `ok` when this writer's write was taken; `next`, the follow-up it claimed under its allowance (flow/eager-follow.ts), to run next. */
+export interface Ended {
+  ok: boolean;
+  next?: FollowUp;
+}
+
+const REFUSED: Ended = { ok: false };
+const WRITTEN: Ended = { ok: true };
 
 const LEAVES_ACTIVE: ReadonlySet<TaskState> = new Set(['queued', 'running']);
 
@@ -34,7 +44,7 @@ const freesSlots = (rc: RunCtx, ti: TaskInstance): boolean => holdsSlots(rc) && 
 
 /**
  * Fails a try: `up_for_retry` (with the retry armed on the timer) while retries remain,
- * else `failed` and the downstream cascade.
+ * else `failed` and the downstream cascade (which may claim a follow-up under `allow`).
  */
 export async function failTry(
   p: Ports,
@@ -43,7 +53,8 @@ export async function failTry(
   ti: TaskInstance,
   error: string,
   noRetry: boolean,
-): Promise<boolean> {
+  allow?: FollowAllowance,
+): Promise<Ended> {
   const now = p.clock.now();
   error = redact(error);
   const freesSlot = LEAVES_ACTIVE.has(ti.state) && freesSlots(rc, ti);
@@ -51,7 +62,7 @@ export async function failTry(
   if (!noRetry && canRetry(t, tries)) {
     const at = now + retryDelayMs(t, tries, `${ti.dagId}#${ti.taskId}#${rc.run.logicalDate}`);
     const r = await transition(p, rc, ti, 'up_for_retry', { error, dueAt: at });
-    if (!r.ok) return false;
+    if (!r.ok) return REFUSED;
     p.metrics.count('TaskRetried');
     p.log.warn('task up for retry', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error, retryAt: new Date(at).toISOString() });
     await p.timer.schedule(`retry-${ti.dagId}-${ti.runId}-${ti.taskId}-${ti.tryNumber}`, at, {
@@ -59,27 +70,33 @@ export async function failTry(
     });
     if (freesSlot) await wakeReady(p, rc);
     await wakeLimits(p, rc, ti);
-    return true;
+    return WRITTEN;
   }
   const r = await transition(p, rc, ti, 'failed', { error });
-  if (!r.ok) return false;
+  if (!r.ok) return REFUSED;
   p.log.error('task failed', { ...keyOf(rc, ti.taskId), tryNumber: ti.tryNumber, error });
   await wakeLimits(p, rc, ti);
-  await afterTerminal(p, rc, ti.taskId, 'failed');
+  const next = await afterTerminal(p, rc, ti.taskId, 'failed', undefined, allow);
   if (freesSlot) await wakeReady(p, rc);
-  return true;
+  return { ok: true, next };
 }
 
-/** Writes the outcome of a try that this worker holds (state `running`, its token). */
-export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, outcome: Outcome): Promise<boolean> {
-  if (outcome.kind === 'failed') return failTry(p, rc, t, ti, outcome.error, outcome.noRetry ?? false);
+/**
+ * Writes the outcome of a try that this worker holds (state `running`, its token). With
+ * `allow`, the downstream it makes ready may be claimed by this worker: returned as `next`.
+ *
+ * @example
+ * const { ok, next } = await finishTask(p, rc, t, ti, { kind: 'success', value: 1 }, allow);
+ */
+export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance, outcome: Outcome, allow?: FollowAllowance): Promise<Ended> {
+  if (outcome.kind === 'failed') return failTry(p, rc, t, ti, outcome.error, outcome.noRetry ?? false, allow);
   if (outcome.kind === 'deferred') {
     try {
       const ok = await deferTask(p, rc, t, ti, outcome.request);
       if (ok && freesSlots(rc, ti)) await wakeReady(p, rc);
-      return ok;
+      return ok ? WRITTEN : REFUSED;
     } catch (err) {
-      return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true);
+      return failTry(p, rc, t, ti, `invalid deferral: ${(err as Error).message}`, true, allow);
     }
   }
   // Masked once, for every place a return value is kept: output keys, a mapped instance's item and XCom.
@@ -87,7 +104,7 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
   if (outcome.kind === 'success' && t.outputKeys) {
     // Typed TaskFlow: the keys of the value other tasks read, each its own XCom (flow/inputs.ts).
     const refused = await storeOutputKeys(p, rc, t, ti, value);
-    if (refused) return failTry(p, rc, t, ti, refused.error, refused.noRetry);
+    if (refused) return failTry(p, rc, t, ti, refused.error, refused.noRetry, allow);
   }
   const mapped = mapValueField(ti, outcome.kind === 'success', value);
   if (outcome.kind === 'success' && value !== undefined && valueGoesToXcom(mapped)) {
@@ -95,16 +112,16 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
       await p.store.putXcom({ ...keyOf(rc, ti.taskId), key: 'return_value' }, value, retainUntil(p));
     } catch (err) {
       const msg = err instanceof OversizedValueError ? err.message : `could not store the return value: ${(err as Error).message}`;
-      return failTry(p, rc, t, ti, msg, err instanceof OversizedValueError);
+      return failTry(p, rc, t, ti, msg, err instanceof OversizedValueError, allow);
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
   if (outcome.kind === 'success') await armOutlets(p, t, ti, outcome.outlets);
   const r = await transition(p, rc, ti, state, { error: null, ...mapped }, outcome.kind === 'skipped' && outcome.untried ? { untried: true } : {});
-  if (!r.ok) return false;
+  if (!r.ok) return REFUSED;
   if (outcome.kind === 'success') await emitOutlets(p, t, r.item, outcome.outlets);
   await wakeLimits(p, rc, ti);
-  await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined);
+  const next = await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined, allow);
   if (freesSlots(rc, ti)) await wakeReady(p, rc);
-  return true;
+  return { ok: true, next };
 }

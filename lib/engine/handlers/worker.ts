@@ -28,6 +28,7 @@ import { loadTriggeringEvents } from '../flow/asset-context.js';
 import { outletsProblem } from '../flow/asset-outlets.js';
 import { runOperatorTry } from '../flow/operators.js';
 import { runBuiltinTry } from '../flow/trigger-dag-run.js';
+import { FollowAllowance } from '../flow/eager-follow.js';
 
 export type TaskResult = 'done' | 'lost' | 'dropped';
 
@@ -61,14 +62,15 @@ export async function handleTask(p: Ports, msg: TaskMessage): Promise<TaskResult
   let ti = claim.item;
   if (ti.queuedAt !== undefined) p.metrics.timing('SchedulingLagMs', now - ti.queuedAt);
   let task = t;
-  rc.follow = { budget: p.config.maxEagerFollows };
+  let allow = new FollowAllowance(p.config.maxEagerFollows);
   for (;;) {
-    if (isMappedParent(task, ti)) await expandTask(p, rc, task, ti);
-    else await finishTask(p, rc, task, ti, await runTry(p, rc, task, ti));
-    // Eager follow: the next task of this run, created already claimed by this worker.
-    const next = rc.follow.next;
+    // Eager follow (flow/eager-follow.ts): the next task of this run, created already
+    // claimed by this worker while it settled this one, comes back here to run.
+    const next = isMappedParent(task, ti)
+      ? await expandTask(p, rc, task, ti, allow)
+      : (await finishTask(p, rc, task, ti, await runTry(p, rc, task, ti), allow)).next;
     if (!next) break;
-    rc.follow = { budget: rc.follow.budget };
+    allow = allow.renewed();
     ti = next;
     task = taskSpec(rc.spec, next.taskId);
     p.metrics.timing('SchedulingLagMs', 0);

@@ -3,7 +3,7 @@
  * carries through one operation.
  */
 import { NotFoundError } from '../model/errors.js';
-import type { DagRun, DagSpec, TaskInstance, TaskSpec } from '../model/types.js';
+import type { DagRun, DagSpec, TaskSpec } from '../model/types.js';
 import type { Ports } from '../model/ports.js';
 import { templateVars } from './template.js';
 import { instanceSpec } from './mapping-validate.js';
@@ -60,11 +60,6 @@ export function countsSlots(spec: DagSpec): boolean {
 export interface RunCtx {
   run: DagRun;
   spec: DagSpec;
-  /**
-   * Set by a worker: the next task of this run it will run itself (eager follow), and how
-   * many more it may take on before it leaves the rest to the queue.
-   */
-  follow?: { budget: number; next?: TaskInstance; taken?: boolean };
 }
 
 /** Loads the spec a run pinned (its bundle version's manifest). */

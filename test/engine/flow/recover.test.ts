@@ -89,7 +89,7 @@ describe('reconcile recovers what a crash or a lost message left behind', () => 
     expect((await rt.ports.store.getRun('crash', run.runId))!.state).toBe('success');
     // The zombie wakes up and reports: its write is refused, nothing changes.
     const rc = (await loadRunCtx(rt.ports, 'crash', run.runId))!;
-    const ok = await finishTask(rt.ports, rc, taskSpec(rc.spec, 'a'), zombie, { kind: 'failed', error: 'late' });
+    const { ok } = await finishTask(rt.ports, rc, taskSpec(rc.spec, 'a'), zombie, { kind: 'failed', error: 'late' });
     expect(ok).toBe(false);
     expect((await rt.ports.store.getTask(m))!).toMatchObject({ state: 'success', tryNumber: 2 });
   });

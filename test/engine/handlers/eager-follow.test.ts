@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { chain, dag } from '../../../lib/sdk/index.js';
 import { loadRunCtx } from '../../../lib/engine/index.js';
 import { settleDownstream } from '../../../lib/engine/flow/settle.js';
+import { FollowAllowance } from '../../../lib/engine/flow/eager-follow.js';
 import { recordSends } from '../../helpers/observe.js';
 import { makeRuntime, runOnce } from '../../helpers/runtime.js';
 
@@ -73,11 +74,10 @@ describe('eager follow', () => {
     const run = await rt.trigger('pair');
     // A worker finishes `first` and eagerly claims `second`, then dies before running it.
     const rc = (await loadRunCtx(rt.ports, 'pair', run.runId))!;
-    rc.follow = { budget: 1 };
     const first = { dagId: 'pair', runId: run.runId, taskId: 'first' };
     await rt.ports.store.updateTask(first, { state: 'queued', tryNumber: 1 }, { state: 'success', endedAt: clock.now() });
-    await settleDownstream(rt.ports, rc, 'first', 'success');
-    expect(rc.follow.next).toMatchObject({ taskId: 'second', state: 'running', tryNumber: 1 });
+    const { next } = await settleDownstream(rt.ports, rc, 'first', 'success', undefined, new FollowAllowance(1));
+    expect(next).toMatchObject({ taskId: 'second', state: 'running', tryNumber: 1 });
     const t0 = clock.now();
     expect(await rt.runToCompletion('pair', run.runId)).toBe('done');
     const second = (await rt.ports.store.getTask({ ...first, taskId: 'second' }))!;
