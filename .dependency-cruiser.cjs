@@ -97,6 +97,13 @@ module.exports = {
       to: { path: '^lib/build/' },
     },
     {
+      name: 'lib-no-value-cycles',
+      comment: 'No import cycle anywhere in lib/ except through type-only imports (issue 25): a value cycle makes module load order matter and hides which file is lower.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
       name: 'isolation-below-adapters',
       comment: 'The AWS bundle source (lib/adapters/aws/s3-bundles.ts) loads bundles with lib/isolation, so lib/isolation never imports an adapter: the build checks what EventBridge can express (lib/build/deployable.ts).',
       severity: 'error',
