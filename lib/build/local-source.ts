@@ -59,6 +59,22 @@ export class LocalBundleSource implements BundleSource {
   }
 
   /**
+   * Each DAG file's source as the build of `version` read it (`sources.json`); `{}` for a
+   * version built before the build kept sources.
+   *
+   * @example
+   * const text = (await source.sources(version))['etl.ts'];
+   */
+  async sources(version: string): Promise<Record<string, string>> {
+    await this.manifest(version); // an unknown version is a BundleNotFoundError, not an empty map
+    const text = await readFile(path.join(this.dir(version), 'sources.json'), 'utf8').catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return '{}';
+      throw new BundleError(`cannot read the sources of bundle version "${version}"`, { cause: e });
+    });
+    return parseSources(text, version);
+  }
+
+  /**
    * Versions present under the root, oldest build first.
    *
    * @example
@@ -115,6 +131,8 @@ export async function buildToLocalVersion(
     const version = bundleVersion(manifest);
     const target = path.join(root, version);
     if (await exists(path.join(target, 'manifest.json'))) {
+      // A version built before the build kept sources gains them (same code, same sources).
+      if (!(await exists(path.join(target, 'sources.json')))) await rename(path.join(staging, 'sources.json'), path.join(target, 'sources.json'));
       return { version, manifest: JSON.parse(await readFile(path.join(target, 'manifest.json'), 'utf8')) as Manifest, warnings };
     }
     await rm(target, { recursive: true, force: true });
@@ -132,4 +150,23 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Parses a `sources.json` (file path to text), refusing anything else.
+ *
+ * @example
+ * parseSources('{"etl.ts":"export default 1"}', 'v1'); // { 'etl.ts': 'export default 1' }
+ */
+export function parseSources(text: string, version: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new BundleError(`sources of bundle version "${version}" are not valid JSON`, { cause });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+    throw new BundleError(`sources of bundle version "${version}" are not a map of file to text`);
+  }
+  return parsed as Record<string, string>;
 }

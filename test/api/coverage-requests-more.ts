@@ -77,6 +77,11 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
     { path: '/api/v2/dags/etl_daily/dagVersions/1' }, { path: '/api/v2/dags/etl_daily/dagVersions/99' }, { path: '/api/v2/dags/etl_daily/dagVersions/x' },
     { path: '/api/v2/dags/nope/dagVersions/1' },
   ],
+  get_dag_source: async () => [
+    { path: '/api/v2/dagSources/etl_daily' }, { path: '/api/v2/dagSources/etl_daily?version_number=1', headers: { accept: 'text/plain' } },
+    { path: '/api/v2/dagSources/etl_daily?version_number=99' }, { path: '/api/v2/dagSources/nope' },
+    { path: '/api/v2/dagSources/etl_daily', headers: { accept: 'text/html' } }, { path: '/api/v2/dagSources/etl_daily?version_number=x' },
+  ],
   list_dag_warnings: async () => [
     { path: '/api/v2/dagWarnings' }, { path: '/api/v2/dagWarnings?dag_id=probe_mapped&warning_type=non-existent%20pool&order_by=-timestamp' },
     { path: '/api/v2/dagWarnings?warning_type=other' }, { path: '/api/v2/dagWarnings?order_by=color' },
