@@ -40,6 +40,7 @@ const SLOW = [
   'test/cli/aws-push.test.ts', // push against s3rver and a registration loop
   'test/cli/secrets.test.ts', // bin/airless.mjs as a child process per command
   'test/api/dev-cli.test.ts', // `airless dev` as a child process
+  'test/cli/dev-import-errors.test.ts', // dev's reload recording: builds a DAG folder
 ];
 
 const shared = {

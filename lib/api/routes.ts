@@ -24,6 +24,7 @@ import { runOpRoutes } from './routes-run-ops.js';
 import { dagVersionRoutes } from './routes-dag-versions.js';
 import { taskInstanceBulkRoutes } from './routes-ti-bulk.js';
 import { dagSourceRoutes } from './routes-dag-sources.js';
+import { importErrorRoutes } from './routes-import-errors.js';
 
 /**
  * @example
@@ -52,5 +53,6 @@ export function apiRoutes(): Route[] {
     ...dagVersionRoutes(),
     ...taskInstanceBulkRoutes(),
     ...dagSourceRoutes(),
+    ...importErrorRoutes(),
   ];
 }
