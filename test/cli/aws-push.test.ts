@@ -105,6 +105,19 @@ describe('airless push', () => {
     expect(exitCodeFor(err)).toBe(2);
   });
 
+  it('refuses a folder that does not build before uploading anything (exit 2): a stack has no import errors to list', async () => {
+    const broken = join(work, 'broken');
+    await (await import('node:fs/promises')).mkdir(broken);
+    await writeFile(join(broken, 'oops.ts'), "import { dag } from 'airless';\nexport const x = ;\n");
+    const before = await latestVersion();
+    const lines: string[] = [];
+    const err = await pushBundle(broken, { s3, bucket: BUCKET, out: (l) => lines.push(l), typecheck: false, ...fakeTime(async () => {}) }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^oops\.ts: .*line 2/);
+    expect(exitCodeFor(err)).toBe(2);
+    expect(lines).toEqual([]);
+    expect(await latestVersion()).toBe(before);
+  });
+
   it('gives up after the timeout with a hint (exit 1)', async () => {
     const time = fakeTime(async () => {});
     const err = await pushBundle(dags, { s3, bucket: BUCKET, out: () => {}, ...time, timeoutMs: 10_000, intervalMs: 2_000 }).catch((e: unknown) => e);
