@@ -8,6 +8,7 @@ import { BundleError, BundleNotFoundError } from '../engine/index.js';
 import type { Manifest } from '../engine/index.js';
 import type { BundleSource, LoadedBundle } from '../engine/index.js';
 import { bundleVersion } from './version.js';
+import { parseSources } from './sources.js';
 import { loadIsolatedBundle } from '../isolation/isolated-bundle.js';
 
 const VERSION = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -152,21 +153,3 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-/**
- * Parses a `sources.json` (file path to text), refusing anything else.
- *
- * @example
- * parseSources('{"etl.ts":"export default 1"}', 'v1'); // { 'etl.ts': 'export default 1' }
- */
-export function parseSources(text: string, version: string): Record<string, string> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (cause) {
-    throw new BundleError(`sources of bundle version "${version}" are not valid JSON`, { cause });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new BundleError(`sources of bundle version "${version}" are not a map of file to text`);
-  }
-  return parsed as Record<string, string>;
-}

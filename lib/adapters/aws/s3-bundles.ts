@@ -13,7 +13,7 @@ import { canonicalJson, sha256Hex } from '../../engine/index.js';
 import type { Manifest } from '../../engine/index.js';
 import type { BundleSource, LoadedBundle, Metrics } from '../../engine/index.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
-import { parseSources } from '../../build/local-source.js';
+import { parseSources } from '../../build/sources.js';
 
 /** Signature of `loadBundle` in lib/isolation/load.ts. */
 export type LoadBundleFn = (bundlePath: string, manifest?: Manifest) => Promise<LoadedBundle>;
