@@ -9,6 +9,8 @@ const ENGINE_SUITES = ['test/engine/**/*.test.ts'];
 ENGINE_SUITES.push('test/api/client.test.ts');
 // The API's store-backed writes (XCom, deletes, /wait, event logs) and DAG versions (issue 24).
 ENGINE_SUITES.push('test/api/writes.test.ts', 'test/api/versions.test.ts');
+// get_dag_source over a local versions folder (issue 24).
+ENGINE_SUITES.push('test/api/dag-sources.test.ts');
 /** Suites about the engine's code, not its behaviour on a store: memory project only. */
 const STORE_INDEPENDENT = ['test/engine/purity.test.ts', 'test/engine/layout.test.ts', 'test/engine/handlers/edge.test.ts', 'test/engine/rules/**/*.test.ts', 'test/engine/flow/secrets.test.ts'];
 
@@ -38,6 +40,7 @@ const SLOW = [
   'test/cli/aws-push.test.ts', // push against s3rver and a registration loop
   'test/cli/secrets.test.ts', // bin/airless.mjs as a child process per command
   'test/api/dev-cli.test.ts', // `airless dev` as a child process
+  'test/cli/dev-import-errors.test.ts', // dev's reload recording: builds a DAG folder
 ];
 
 const shared = {

@@ -16,9 +16,9 @@ import { intQuery, page, sorter } from './params.js';
 import type { Route, RouteCtx } from './router.js';
 import { uuidFor } from './shapes.js';
 
-interface Version { bundleVersion: string; createdAt: number; number: number }
+export interface Version { bundleVersion: string; createdAt: number; number: number }
 
-async function versionsOf(b: ApiBackend, dag: DagRecord): Promise<Version[]> {
+export async function versionsOf(b: ApiBackend, dag: DagRecord): Promise<Version[]> {
   const firstSeen = new Map<string, number>([[dag.bundleVersion, dag.updatedAt]]);
   for (const r of await b.ports.store.listRuns(dag.dagId, {})) {
     const at = r.queuedAt ?? r.logicalDate;

@@ -23,6 +23,8 @@ import { eventLogRoutes } from './routes-event-logs.js';
 import { runOpRoutes } from './routes-run-ops.js';
 import { dagVersionRoutes } from './routes-dag-versions.js';
 import { taskInstanceBulkRoutes } from './routes-ti-bulk.js';
+import { dagSourceRoutes } from './routes-dag-sources.js';
+import { importErrorRoutes } from './routes-import-errors.js';
 
 /**
  * @example
@@ -50,5 +52,7 @@ export function apiRoutes(): Route[] {
     ...runOpRoutes(),
     ...dagVersionRoutes(),
     ...taskInstanceBulkRoutes(),
+    ...dagSourceRoutes(),
+    ...importErrorRoutes(),
   ];
 }

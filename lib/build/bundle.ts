@@ -55,6 +55,8 @@ export interface BuildResult {
   manifest: Manifest;
   bundlePath: string;
   manifestPath: string;
+  /** `sources.json` beside the bundle: each DAG file's text by its path in the DAG folder (get_dag_source). */
+  sourcesPath: string;
   /** Problems that do not stop the build (a DAG built but not exported). */
   warnings: string[];
 }
@@ -154,7 +156,21 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   };
   const manifestPath = path.join(outDir, 'manifest.json');
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  return { manifest, bundlePath, manifestPath, warnings: collected.warnings };
+  const sourcesPath = await writeSources(dir, outDir, dags);
+  return { manifest, bundlePath, manifestPath, sourcesPath, warnings: collected.warnings };
+}
+
+/**
+ * Writes `sources.json`: the text of each file that defines a DAG, as the build read it.
+ * Kept beside the bundle rather than in the manifest, which schedulers read on every tick.
+ */
+async function writeSources(dir: string, outDir: string, dags: readonly DagSpec[]): Promise<string> {
+  const files = [...new Set(dags.map((d) => d.file).filter((f): f is string => !!f))].sort();
+  const sources: Record<string, string> = {};
+  for (const f of files) sources[f] = await readFile(path.join(dir, f), 'utf8');
+  const sourcesPath = path.join(outDir, 'sources.json');
+  await writeFile(sourcesPath, `${JSON.stringify(sources)}\n`);
+  return sourcesPath;
 }
 
 /** The bundle's bytes: from the cache when no file esbuild read has changed, else built (and kept). */

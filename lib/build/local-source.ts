@@ -8,6 +8,7 @@ import { BundleError, BundleNotFoundError } from '../engine/index.js';
 import type { Manifest } from '../engine/index.js';
 import type { BundleSource, LoadedBundle } from '../engine/index.js';
 import { bundleVersion } from './version.js';
+import { parseSources } from './sources.js';
 import { loadIsolatedBundle } from '../isolation/isolated-bundle.js';
 
 const VERSION = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -56,6 +57,22 @@ export class LocalBundleSource implements BundleSource {
       // Each try runs in a worker thread of the version's warm pool (lib/isolation).
       loadIsolatedBundle(path.join(this.dir(version), 'bundle.mjs'), await this.manifest(version)),
     );
+  }
+
+  /**
+   * Each DAG file's source as the build of `version` read it (`sources.json`); `{}` for a
+   * version built before the build kept sources.
+   *
+   * @example
+   * const text = (await source.sources(version))['etl.ts'];
+   */
+  async sources(version: string): Promise<Record<string, string>> {
+    await this.manifest(version); // an unknown version is a BundleNotFoundError, not an empty map
+    const text = await readFile(path.join(this.dir(version), 'sources.json'), 'utf8').catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return '{}';
+      throw new BundleError(`cannot read the sources of bundle version "${version}"`, { cause: e });
+    });
+    return parseSources(text, version);
   }
 
   /**
@@ -115,6 +132,8 @@ export async function buildToLocalVersion(
     const version = bundleVersion(manifest);
     const target = path.join(root, version);
     if (await exists(path.join(target, 'manifest.json'))) {
+      // A version built before the build kept sources gains them (same code, same sources).
+      if (!(await exists(path.join(target, 'sources.json')))) await rename(path.join(staging, 'sources.json'), path.join(target, 'sources.json'));
       return { version, manifest: JSON.parse(await readFile(path.join(target, 'manifest.json'), 'utf8')) as Manifest, warnings };
     }
     await rm(target, { recursive: true, force: true });
@@ -133,3 +152,4 @@ async function exists(p: string): Promise<boolean> {
     return false;
   }
 }
+

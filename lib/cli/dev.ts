@@ -7,7 +7,8 @@ import { TABLE_PREFIX_ENV } from '../adapters/aws/stack-contract.js';
 import { watch } from 'node:fs';
 import path from 'node:path';
 import { SystemClock } from '../adapters/clock.js';
-import { sha256Hex } from '../engine/index.js';
+import { InvalidDagError, sha256Hex } from '../engine/index.js';
+import type { ImportErrorStore } from '../engine/index.js';
 import { localJobs } from './jobs.js';
 import { EmbeddedRuntime } from '../runtime/embedded.js';
 import { builtinSensors } from '../sensors/index.js';
@@ -27,6 +28,23 @@ function watchDags(dir: string, onChange: () => Promise<void>): { close: () => v
     timer = setTimeout(() => { running = running.then(onChange); }, 300);
   });
   return { close: () => { clearTimeout(timer); w.close(); } };
+}
+
+/**
+ * Records a build's outcome as the store's import errors (get_import_errors): a failed
+ * build replaces them with the one error it reports, on its file (`.` when it names none),
+ * in one line; a build that succeeded clears them. The build stops at its first error, so
+ * the records say what the last build reported, not every broken file.
+ *
+ * @example
+ * await recordBuild(rt.ports.store, err, clock.now()); // err undefined: the build succeeded
+ */
+export async function recordBuild(store: ImportErrorStore, error: unknown, now: number): Promise<void> {
+  if (error === undefined) return store.clearImportErrors();
+  const file = error instanceof InvalidDagError && error.file ? error.file : '.';
+  const message = (error instanceof Error ? error.message : String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join('; ');
+  await store.clearImportErrors([file]);
+  await store.putImportError(file, message, now);
 }
 
 /** Table prefix of a DAG folder's dev state: `airless-dev-<8 hex of its absolute path>`. */
@@ -60,6 +78,8 @@ export async function cmdDev(dir: string, o: DevOptions, main: (argv: string[], 
     onEvent: (e) => process.stdout.write(`${eventLine(e, clock.now())}\n`),
   });
   const changes = await rt.register(version);
+  // The folder built: errors a previous dev of it left in its DynamoDB tables are gone.
+  await recordBuild(rt.ports.store, undefined, clock.now());
   process.stdout.write(`airless dev: ${manifest.dags.length} DAGs from ${dir} (bundle ${version}; added ${changes.added.length}, updated ${changes.updated.length})\n`);
   for (const d of manifest.dags) process.stdout.write(`  ${d.dagId.padEnd(24)} ${scheduleText(d)}\n`);
   // `--dev` command lines run here through the CLI's registry, on this dev's ports.
@@ -75,12 +95,15 @@ export async function cmdDev(dir: string, o: DevOptions, main: (argv: string[], 
   const watcher = watchDags(dir, async () => {
     try {
       const next = await build(dir, o.typecheck ?? true);
+      await recordBuild(rt.ports.store, undefined, clock.now());
       if (next.version === current) return;
       const c = await rt.register(next.version);
       current = next.version;
       process.stdout.write(`reloaded ${dir}: bundle ${next.version} (added ${c.added.length}, updated ${c.updated.length}, removed ${c.removed.length}); new runs use it, running runs keep theirs\n`);
     } catch (e) {
       process.stderr.write(`airless dev: not reloaded, the old version keeps running: ${(e as Error).message}\n`);
+      // Listed by the API's importErrors until the folder builds again.
+      await recordBuild(rt.ports.store, e, clock.now()).catch((err: unknown) => process.stderr.write(`airless dev: import error not recorded: ${(err as Error).message}\n`));
     }
   });
   process.stdout.write('Scheduling on real time; reloading on DAG file changes. Ctrl-C stops.\n');

@@ -14,6 +14,7 @@ export type * from './model/types.js';
 export type * from './model/states.js';
 export type * from './model/mapping-store.js';
 export type * from './model/run-ends-store.js';
+export type * from './model/import-error-store.js';
 export type * from './model/run-slots-store.js';
 export type * from './model/backfill-store.js';
 export type * from './model/poker-state.js';

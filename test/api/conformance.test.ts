@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { coverageReport, probeOperations } from './coverage-probes.js';
 
 /** Served and conforming on this branch; raise it with the operations added. */
-const SERVED_AT_LEAST = 86;
+const SERVED_AT_LEAST = 89;
 
 describe('conformance to Airflow 3.2.1\'s REST API', () => {
   it('serves at least the operations counted, each conforming to the spec, none left without requests', async () => {

@@ -77,6 +77,22 @@ export const MORE_PROBES: Record<string, (f: Fixture) => Promise<Probe[]>> = {
     { path: '/api/v2/dags/etl_daily/dagVersions/1' }, { path: '/api/v2/dags/etl_daily/dagVersions/99' }, { path: '/api/v2/dags/etl_daily/dagVersions/x' },
     { path: '/api/v2/dags/nope/dagVersions/1' },
   ],
+  get_dag_source: async () => [
+    { path: '/api/v2/dagSources/etl_daily' }, { path: '/api/v2/dagSources/etl_daily?version_number=1', headers: { accept: 'text/plain' } },
+    { path: '/api/v2/dagSources/etl_daily?version_number=99' }, { path: '/api/v2/dagSources/nope' },
+    { path: '/api/v2/dagSources/etl_daily', headers: { accept: 'text/html' } }, { path: '/api/v2/dagSources/etl_daily?version_number=x' },
+  ],
+  get_import_errors: async (f) => {
+    await f.h.rt.ports.store.putImportError('broken.ts', 'broken.ts: Expected ";" but found "}" (line 3, column 1)', Date.parse('2026-01-01T00:00:00Z'));
+    return [
+      { path: '/api/v2/importErrors' }, { path: '/api/v2/importErrors?filename_pattern=brok%25&order_by=-timestamp&limit=1' },
+      { path: '/api/v2/importErrors?order_by=color' }, { path: '/api/v2/importErrors?limit=x' },
+    ];
+  },
+  get_import_error: async (f) => {
+    const { id } = await f.h.rt.ports.store.putImportError('broken.ts', 'broken.ts: Expected ";" but found "}"', Date.parse('2026-01-01T00:00:00Z'));
+    return [{ path: `/api/v2/importErrors/${id}` }, { path: '/api/v2/importErrors/99999' }, { path: '/api/v2/importErrors/x' }];
+  },
   list_dag_warnings: async () => [
     { path: '/api/v2/dagWarnings' }, { path: '/api/v2/dagWarnings?dag_id=probe_mapped&warning_type=non-existent%20pool&order_by=-timestamp' },
     { path: '/api/v2/dagWarnings?warning_type=other' }, { path: '/api/v2/dagWarnings?order_by=color' },

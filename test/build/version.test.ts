@@ -2,12 +2,13 @@
  * A version id hashes the bundle and the manifest: the same code whose definition reads
  * the environment gets a new version (and its own manifest) when the definition changes.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundleVersion as s3BundleVersion } from '../../lib/adapters/aws/s3-bundles.js';
 import { buildToLocalVersion, bundleVersion } from '../../lib/build/index.js';
+import { LocalBundleSource } from '../../lib/build/local-source.js';
 
 const dir = path.resolve(__dirname, '../fixtures/env-dag');
 
@@ -27,6 +28,14 @@ describe('bundle versions', () => {
     const again = await buildToLocalVersion(dir, root);
     expect(again.version).toBe(daily.version);
     expect(again.manifest.dags[0].schedule).toEqual(daily.manifest.dags[0].schedule);
+  });
+
+  it('keeps the text of each file defining a DAG beside the bundle, served by the local source', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'airless-versions-'));
+    const { version, manifest } = await buildToLocalVersion(dir, root);
+    const sources = await new LocalBundleSource(root).sources(version);
+    expect(Object.keys(sources)).toEqual([manifest.dags[0].file]);
+    expect(sources[manifest.dags[0].file]).toBe(readFileSync(path.join(dir, manifest.dags[0].file), 'utf8'));
   });
 
   it('is the same rule locally and for push', async () => {

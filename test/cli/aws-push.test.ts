@@ -2,14 +2,14 @@
  * `airless push` against s3rver: build, upload, then poll for the registration that a
  * simulated register-bundle step writes. Polling waits on an injected sleep, never for real.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClients } from '../../lib/adapters/aws/clients.js';
 import { registrationKey, type RegisterResult } from '../../lib/adapters/aws/register.js';
-import { LATEST_KEY } from '../../lib/adapters/aws/s3-bundles.js';
+import { LATEST_KEY, S3BundleSource } from '../../lib/adapters/aws/s3-bundles.js';
 import { BundleError } from '../../lib/engine/index.js';
 import { pushBundle } from '../../lib/cli/aws-push.js';
 import { exitCodeFor } from '../../lib/cli/output.js';
@@ -84,6 +84,8 @@ describe('airless push', () => {
       '  DAGs: added hello; removed old',
       '  schedules: created hello; deleted old',
     ]);
+    // The DAG file's text went up beside the bundle: what `airless ui --stack` serves as get_dag_source.
+    expect(await new S3BundleSource({ s3, bucket: BUCKET }).sources(version)).toEqual({ 'hello.ts': await readFile(join(dags, 'hello.ts'), 'utf8') });
   });
 
   it('does not take the verdict of an earlier push of the same build', async () => {
@@ -101,6 +103,19 @@ describe('airless push', () => {
     expect(err).toBeInstanceOf(BundleError);
     expect((err as Error).message).toMatch(/^bundle [\w.-]+ was rejected: dag hello: unknown sensor type foo$/);
     expect(exitCodeFor(err)).toBe(2);
+  });
+
+  it('refuses a folder that does not build before uploading anything (exit 2): a stack has no import errors to list', async () => {
+    const broken = join(work, 'broken');
+    await (await import('node:fs/promises')).mkdir(broken);
+    await writeFile(join(broken, 'oops.ts'), "import { dag } from 'airless';\nexport const x = ;\n");
+    const before = await latestVersion();
+    const lines: string[] = [];
+    const err = await pushBundle(broken, { s3, bucket: BUCKET, out: (l) => lines.push(l), typecheck: false, ...fakeTime(async () => {}) }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^oops\.ts: .*line 2/);
+    expect(exitCodeFor(err)).toBe(2);
+    expect(lines).toEqual([]);
+    expect(await latestVersion()).toBe(before);
   });
 
   it('gives up after the timeout with a hint (exit 1)', async () => {

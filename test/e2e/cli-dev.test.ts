@@ -80,6 +80,18 @@ describe('airless dev control plane', () => {
     const unknown = cli('runs', 'nope', '--dev');
     expect(unknown.code).toBe(2);
 
+    // A failed reload keeps the old version and is an import error until the file builds again.
+    const importErrors = async () => ((await (await fetch(`${announced.url}/api/v2/importErrors`, { headers: { authorization: `Bearer ${announced.token}` } })).json()) as { import_errors: { filename: string; stack_trace: string }[] }).import_errors;
+    const good = readFileSync(dagFile, 'utf8');
+    writeFileSync(dagFile, `${good}export const broken = ;\n`);
+    await until(() => out.includes('not reloaded'), 'the failed reload');
+    let listed = await importErrors();
+    for (const end = Date.now() + 10_000; listed.length === 0 && Date.now() < end;) listed = await importErrors();
+    expect(listed).toEqual([expect.objectContaining({ filename: 'd.ts', stack_trace: expect.stringMatching(/^d\.ts: .*line 4/) })]);
+    writeFileSync(dagFile, good);
+    for (const end = Date.now() + 30_000; listed.length > 0 && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) listed = await importErrors();
+    expect(listed).toEqual([]);
+
     dev.kill('SIGINT');
     await until(() => out.includes('stopped'), 'the stop');
     expect(out).toMatch(/stopping: (nothing in hand|waiting for \d+ task\(s\) in hand to finish); Ctrl-C again aborts/);

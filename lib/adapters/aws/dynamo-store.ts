@@ -24,6 +24,7 @@ import { DynamoRunSlots } from './dynamo-run-slots.js';
 import { DynamoRunLists } from './dynamo-runs.js';
 import { DynamoBackfills } from './dynamo-backfills.js';
 import { DynamoPrevSuccess } from './dynamo-prev-success.js';
+import { DynamoImportErrors } from './dynamo-import-errors.js';
 import { DynamoAuditLog } from './dynamo-audit-log.js';
 import { DynamoRunDeletes } from './dynamo-run-delete.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
@@ -100,6 +101,11 @@ export class DynamoStore implements Store {
   private get prevSuccess() { return new DynamoPrevSuccess(this.r, this.t); }
   putLastSuccess(dagId: string, mark: RunSuccessMark) { return this.prevSuccess.putLastSuccess(dagId, mark); }
   getLastSuccess(dagId: string) { return this.prevSuccess.getLastSuccess(dagId); }
+  // DAG files whose last build failed (dynamo-import-errors.ts).
+  private get importErrors() { return new DynamoImportErrors(this.r, this.t); }
+  putImportError(file: string, message: string, at: number) { return this.importErrors.putImportError(file, message, at); }
+  clearImportErrors(keep?: readonly string[]) { return this.importErrors.clearImportErrors(keep); }
+  listImportErrors() { return this.importErrors.listImportErrors(); }
   // The API's audit log (dynamo-audit-log.ts).
   private get auditLog() { return new DynamoAuditLog(this.r, this.t); }
   appendAuditEvent(e: Omit<AuditEvent, 'id'>) { return this.auditLog.appendAuditEvent(e); }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { loadIsolatedBundle as defaultLoadBundle } from '../../isolation/isolated-bundle.js';
 import { BundleError, BundleNotFoundError } from '../../engine/index.js';
@@ -13,6 +13,7 @@ import { canonicalJson, sha256Hex } from '../../engine/index.js';
 import type { Manifest } from '../../engine/index.js';
 import type { BundleSource, LoadedBundle, Metrics } from '../../engine/index.js';
 import { isAwsError, wrapAwsError } from './aws-errors.js';
+import { parseSources } from '../../build/sources.js';
 
 /** Signature of `loadBundle` in lib/isolation/load.ts. */
 export type LoadBundleFn = (bundlePath: string, manifest?: Manifest) => Promise<LoadedBundle>;
@@ -30,8 +31,8 @@ export interface S3BundleSourceOptions {
 const VERSION = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 let tmpCounter = 0;
 
-export function bundleKeys(version: string): { bundle: string; manifest: string } {
-  return { bundle: `bundles/${version}/bundle.mjs`, manifest: `bundles/${version}/manifest.json` };
+export function bundleKeys(version: string): { bundle: string; manifest: string; sources: string } {
+  return { bundle: `bundles/${version}/bundle.mjs`, manifest: `bundles/${version}/manifest.json`, sources: `bundles/${version}/sources.json` };
 }
 export const LATEST_KEY = 'bundles/LATEST';
 
@@ -74,6 +75,27 @@ export class S3BundleSource implements BundleSource {
       const dir = await this.ensureCached(version, manifest);
       return this.loadBundle(join(dir, 'bundle.mjs'), manifest);
     });
+  }
+
+  /**
+   * Each DAG file's source, from `bundles/<version>/sources.json` (uploaded by push); `{}`
+   * when a version was pushed without one. Read by the API (`airless ui --stack`, the
+   * user's credentials), never by the stack's functions.
+   *
+   * @example
+   * const text = (await bundles.sources(version))['etl.ts'];
+   */
+  async sources(version: string): Promise<Record<string, string>> {
+    checkVersion(version);
+    await this.manifest(version);
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.getObject(bundleKeys(version).sources, version);
+    } catch (e) {
+      if (e instanceof BundleNotFoundError) return {};
+      throw e;
+    }
+    return parseSources(new TextDecoder().decode(bytes), version);
   }
 
   /** The version `bundles/LATEST` points at. */
@@ -150,7 +172,7 @@ export class S3BundleSource implements BundleSource {
 export async function uploadBundle(
   s3: S3Client,
   bucket: string,
-  opts: { bundlePath: string; manifestPath: string; setLatest?: boolean },
+  opts: { bundlePath: string; manifestPath: string; setLatest?: boolean; /** @default sources.json beside the manifest (a build without one uploads none) */ sourcesPath?: string },
 ): Promise<{ version: string; bundleKey: string; manifestKey: string }> {
   const bundle = await readFile(opts.bundlePath);
   const manifestText = await readFile(opts.manifestPath, 'utf8');
@@ -170,7 +192,11 @@ export async function uploadBundle(
       throw wrapAwsError(`S3 PutObject s3://${bucket}/${Key}`, e);
     }
   };
+  // Checked before anything is uploaded; put before the manifest, whose upload registers the version.
+  const sourcesText = await readFile(opts.sourcesPath ?? join(dirname(opts.manifestPath), 'sources.json'), 'utf8').catch(() => undefined);
+  const sources = sourcesText === undefined ? undefined : JSON.stringify(parseSources(sourcesText, version));
   await put(keys.bundle, bundle, 'text/javascript');
+  if (sources !== undefined) await put(keys.sources, sources, 'application/json');
   await put(keys.manifest, manifestText, 'application/json');
   if (opts.setLatest ?? true) await put(LATEST_KEY, version, 'text/plain');
   return { version, bundleKey: keys.bundle, manifestKey: keys.manifest };

@@ -21,6 +21,7 @@ import { MemoryRunSlots } from './run-slots.js';
 import { MemoryBackfills } from './backfills.js';
 import { MemoryPokerStates } from './poker-state.js';
 import { MemoryPrevSuccess } from './prev-success.js';
+import { MemoryImportErrors } from './import-errors.js';
 import { MemoryAuditLog } from './audit-log.js';
 import { deleteMemoryRun, deleteMemoryTask, deleteMemoryXcom } from './run-delete.js';
 import { MemoryTriggers } from './triggers.js';
@@ -86,6 +87,11 @@ export class MemoryStore extends MemoryAssets implements Store {
   private readonly prevSuccess = new MemoryPrevSuccess();
   putLastSuccess(dagId: string, mark: RunSuccessMark) { return this.prevSuccess.putLastSuccess(dagId, mark); }
   getLastSuccess(dagId: string) { return this.prevSuccess.getLastSuccess(dagId); }
+  /** DAG files whose last build failed (import-errors.ts). */
+  private readonly importErrors = new MemoryImportErrors();
+  putImportError(file: string, message: string, at: number) { return this.importErrors.putImportError(file, message, at); }
+  clearImportErrors(keep?: readonly string[]) { return this.importErrors.clearImportErrors(keep); }
+  listImportErrors() { return this.importErrors.listImportErrors(); }
   /** The API's audit log (audit-log.ts). */
   private readonly auditLog = new MemoryAuditLog();
   appendAuditEvent(e: Omit<AuditEvent, 'id'>) { return this.auditLog.appendAuditEvent(e); }

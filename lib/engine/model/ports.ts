@@ -150,6 +150,8 @@ export interface BundleSource {
   manifest(version: string): Promise<Manifest>;
   /** The executable bundle (workers and pokers only). */
   load(version: string): Promise<LoadedBundle>;
+  /** Each DAG file's source text by its path in the DAG folder, kept beside the bundle (`sources.json`); `{}` when the bundle kept none. Absent: a source that keeps no files (inline DAGs). */
+  sources?(version: string): Promise<Record<string, string>>;
 }
 
 /** An Airflow connection, as `ctx.connections.get(id)` returns it. */

@@ -24,6 +24,7 @@ import type { PrevSuccessStore } from './prev-success.js';
 import type { EventStore } from './events.js';
 import type { AuditLogStore } from './audit-log.js';
 import type { RunDeleteStore } from './run-delete-store.js';
+import type { ImportErrorStore } from './import-error-store.js';
 
 /**
  * Result of a compare-and-set. A lost race is a normal outcome: `current` holds the
@@ -86,7 +87,7 @@ export interface PoolState extends PoolSpec {
   free: number;
 }
 
-export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore, AuditLogStore, RunDeleteStore {
+export interface Store extends MappingStore, RunEndsStore, RunSlotStore, BackfillStore, PokerStateStore, EventStore, AssetStore, PrevSuccessStore, AuditLogStore, RunDeleteStore, ImportErrorStore {
   // DAG registry
   putDag(rec: DagRecord): Promise<void>;
   getDag(dagId: string): Promise<DagRecord | undefined>;

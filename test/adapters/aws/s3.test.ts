@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,28 @@ describe('bundles on s3rver', () => {
     const loaded = await new S3BundleSource({ s3, bucket: BUCKET, cacheDir: join(work, 'cache-default') }).load(version);
     expect(loaded.manifest.bundleSha256).toBe(manifest.bundleSha256);
     expect(loaded.taskMethod('etl', 'extract', 'execute')).toBeUndefined();
+  });
+
+  it('uploads the DAG files\' sources beside the bundle and serves them by version; a version pushed without them has none', async () => {
+    const dir = await mkdtemp(join(work, 'build-'));
+    const { bundlePath, manifestPath } = await writeBuild(dir, "export const sources = 'kept';\n");
+    await writeFile(join(dir, 'sources.json'), JSON.stringify({ 'etl.ts': 'export default dag; // etl\n' }));
+    const { version } = await uploadBundle(s3, BUCKET, { bundlePath, manifestPath, setLatest: false });
+    expect(JSON.parse(await text(`bundles/${version}/sources.json`))).toEqual({ 'etl.ts': 'export default dag; // etl\n' });
+    const source = new S3BundleSource({ s3, bucket: BUCKET, cacheDir: join(work, 'cache-sources'), loadBundle: importingLoader([]) });
+    expect(await source.sources(version)).toEqual({ 'etl.ts': 'export default dag; // etl\n' });
+
+    const bare = await mkdtemp(join(work, 'build-'));
+    const old = await writeBuild(bare, "export const sources = 'none';\n");
+    const { version: without } = await uploadBundle(s3, BUCKET, { ...old, setLatest: false });
+    expect(await source.sources(without)).toEqual({});
+    await expect(source.sources('nope')).rejects.toThrow(BundleError);
+    // A sources file that is not a map of file to text is refused at push, nothing uploaded.
+    const bad = await writeBuild(await mkdtemp(join(work, 'build-')), "export const sources = 'bad';\n");
+    await writeFile(join(dirname(bad.manifestPath), 'sources.json'), JSON.stringify({ 'etl.ts': 1 }));
+    await expect(uploadBundle(s3, BUCKET, { ...bad, setLatest: false })).rejects.toThrow(/not a map of file to text/);
+    const badVersion = bundleVersion(bad.manifest);
+    await expect(text(`bundles/${badVersion}/bundle.mjs`)).rejects.toThrow();
   });
 
   it('refuses to upload a manifest that does not describe the bundle', async () => {
