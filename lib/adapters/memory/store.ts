@@ -11,7 +11,6 @@ import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRec
 import type { Cas, LimitMove, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
 import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { decodeXcom, encodeXcom } from '../xcom-codec.js';
-import { isExpired } from '../expiry.js';
 import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
 import { MemoryLimits } from './limits.js';
@@ -25,6 +24,7 @@ import { MemoryImportErrors } from './import-errors.js';
 import { MemoryAuditLog } from './audit-log.js';
 import { deleteMemoryRun, deleteMemoryTask, deleteMemoryXcom } from './run-delete.js';
 import { MemoryTriggers } from './triggers.js';
+import { MemorySignals } from './signals.js';
 import type { Backfill, BackfillPatch, BackfillStep, StepRun } from '../../engine/index.js';
 import type { PokerState } from '../../engine/index.js';
 import type { RunSuccessMark } from '../../engine/index.js';
@@ -33,7 +33,7 @@ import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 
-import { applyPatch, cloneDag, cloneRun, cloneTask, compact, conditionFailed, jsonClone, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
+import { applyPatch, cloneDag, cloneRun, cloneTask, compact, conditionFailed, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
 /**
  * In-process {@link Store}.
@@ -54,7 +54,6 @@ export class MemoryStore extends MemoryAssets implements Store {
   private readonly dueLive = new Map<string, number>();
   private readonly dueHeap = new MinHeap();
   private readonly xcoms = new Map<string, string>();
-  private readonly signals = new Map<string, SignalRecord>();
   /** Pools, per-task limit counters and their waiters (limits.ts). */
   readonly limits = new MemoryLimits();
   /** Dynamic task mapping's counts (mapping.ts). */
@@ -393,18 +392,8 @@ export class MemoryStore extends MemoryAssets implements Store {
     return this.limits.listWaiters(waitKey, limit);
   }
 
-  async putSignal(sig: SignalRecord): Promise<void> {
-    this.signals.set(sig.key, compact({ ...sig, payload: jsonClone(sig.payload) }));
-  }
-
-  /** `expiresAt` is epoch seconds, as every expiry; a signal at or past it is gone. */
-  async getSignal(key: string, now: number): Promise<SignalRecord | undefined> {
-    const s = this.signals.get(key);
-    if (!s) return undefined;
-    if (isExpired(s.expiresAt, now)) {
-      this.signals.delete(key);
-      return undefined;
-    }
-    return { ...s, payload: jsonClone(s.payload) };
-  }
+  // Signals (signals.ts).
+  private readonly signals = new MemorySignals();
+  async putSignal(sig: SignalRecord): Promise<void> { this.signals.put(sig); }
+  async getSignal(key: string, now: number): Promise<SignalRecord | undefined> { return this.signals.get(key, now); }
 }
