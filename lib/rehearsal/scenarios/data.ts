@@ -51,11 +51,14 @@ export async function data(c: ScenarioContext): Promise<void> {
   r.gateway.events.duplicate((e) => e.source === 'aws.s3', 1);
   await s3.send(new PutObjectCommand({ Bucket: DATA_SCAFFOLD.bucket, Key: 'landing/2026-01-02.csv', Body: 'id,amount\n1,12\n' }));
   await s3.send(new PutObjectCommand({ Bucket: DATA_SCAFFOLD.bucket, Key: 'elsewhere/ignored.csv', Body: 'x' }));
-  await r.until(async () => settled('rehearsal_on_landing', 1), 'the landing DAG to run');
+  const s3Delivered = () => r.gateway.events.delivered.filter((d) => d.event.source === 'aws.s3' && d.target.Arn === fn('AssetEvents').spec.arn).length;
+  // Both copies delivered, not merely an idle stack: a copy refused while the function was busy
+  // is retried later by EventBridge, and an idle stack does not wait for a retry still to come.
+  await r.until(async () => (await settled('rehearsal_on_landing', 1)) && s3Delivered() >= 2, 'the landing DAG to run and both copies of its notification to arrive');
   await r.until(() => r.idle(), 'the stack to settle');
   const [landed] = await runs('rehearsal_on_landing');
   const loaded = await ports.store.getXcom({ dagId: 'rehearsal_on_landing', runId: landed!.runId, taskId: 'load', key: 'return_value' });
-  const s3Deliveries = r.gateway.events.delivered.filter((d) => d.event.source === 'aws.s3' && d.target.Arn === fn('AssetEvents').spec.arn).length;
+  const s3Deliveries = s3Delivered();
   check((await runs('rehearsal_on_landing')).length === 1 && landed!.state === 'success' && landed!.runType === 'asset_triggered'
     && JSON.stringify(loaded) === '["landing/2026-01-02.csv"]' && s3Deliveries === 2,
     `an object under landing/ triggers rehearsal_on_landing once, though EventBridge delivered its notification ${s3Deliveries} times (${landed?.runId} ${landed?.state}; it saw ${JSON.stringify(loaded)})`);
