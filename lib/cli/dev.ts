@@ -101,9 +101,10 @@ export async function cmdDev(dir: string, o: DevOptions, main: (argv: string[], 
       current = next.version;
       process.stdout.write(`reloaded ${dir}: bundle ${next.version} (added ${c.added.length}, updated ${c.updated.length}, removed ${c.removed.length}); new runs use it, running runs keep theirs\n`);
     } catch (e) {
-      process.stderr.write(`airless dev: not reloaded, the old version keeps running: ${(e as Error).message}\n`);
-      // Listed by the API's importErrors until the folder builds again.
+      // Listed by the API's importErrors until the folder builds again; recorded before the line
+      // is printed, so what the user reads is already listed.
       await recordBuild(rt.ports.store, e, clock.now()).catch((err: unknown) => process.stderr.write(`airless dev: import error not recorded: ${(err as Error).message}\n`));
+      process.stderr.write(`airless dev: not reloaded, the old version keeps running: ${(e as Error).message}\n`);
     }
   });
   process.stdout.write('Scheduling on real time; reloading on DAG file changes. Ctrl-C stops.\n');
