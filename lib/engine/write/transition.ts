@@ -138,14 +138,19 @@ export async function transition(
   rc: RunCtx,
   ti: TaskInstance,
   to: TaskState,
-  fields: TransitionFields = {},
-  opts: TransitionOptions = {},
+  fields: TransitionFields = NO_FIELDS,
+  opts: TransitionOptions = NO_OPTIONS,
 ): Promise<Cas<TaskInstance>> {
   if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
   const t = taskSpec(rc.spec, ti.taskId);
-  const patch: TaskPatch = { ...fields, ...entering(p, t, ti.state, to, ti, opts.owner) };
+  // The fields of `to` win over the caller's (on the hot path there are none to merge).
+  const entered = entering(p, t, ti.state, to, ti, opts.owner);
+  const patch: TaskPatch = fields === NO_FIELDS ? entered : Object.assign({}, fields, entered);
   // A task that leaves `scheduled` leaves the waiting line it was in (pools, maxActiveTasks).
-  if (ti.waitKey !== undefined && to !== 'scheduled') Object.assign(patch, { waitKey: null, waitRank: null });
+  if (ti.waitKey !== undefined && to !== 'scheduled') {
+    patch.waitKey = null;
+    patch.waitRank = null;
+  }
   if (opts.untried && isTerminal(to)) patch.tryNumber = Math.max(0, ti.tryNumber - 1);
   // Mapped instances hold no maxActiveTasks slot (docs/adr/0013-dynamic-task-mapping.md).
   const slot = isInstanceId(ti.taskId) ? undefined : slotOf(rc, ti.state, to);
@@ -156,19 +161,23 @@ export async function transition(
   // A mapped task's own item raises none: its instances do, each once (Airflow calls back per mapped instance).
   const event = t.expand !== undefined && !isInstanceId(ti.taskId) ? undefined : taskEvent(t, ti.state, to, opts.mark);
   const callback = event && taskCallbackMessage(ti, event);
-  await armCallback(p, callback);
-  const leftWait = await leaveEventWait(p, ti, to, fields); // an event wait's job is stopped first, its row deleted after (flow/job-stop.ts)
+  // Awaited only when there is something to wait for: each await of nothing costs a turn.
+  if (callback) await armCallback(p, callback);
+  const leftWait = ti.state === 'deferred' ? await leaveEventWait(p, ti, to, fields) : undefined; // an event wait's job is stopped first, its row deleted after (flow/job-stop.ts)
   const r = opts.forgetUpstream
     ? await p.store.clearTask(ti, expectOf(ti), patch, opts.forgetUpstream)
     : await p.store.updateTask(ti, expectOf(ti), patch, slot, limits?.moves.length ? limits.moves : undefined);
   if (!r.ok) p.metrics.count(r.reason === 'slots' ? 'SlotsFull' : 'LostRaces');
   else {
-    if (to === 'running') await clearEarlierTries(p, r.item);
-    await sendCallback(p, callback);
-    await leftWait?.();
+    if (to === 'running' && r.item.tryNumber > 1) await clearEarlierTries(p, r.item);
+    if (callback) await sendCallback(p, callback);
+    if (leftWait) await leftWait();
   }
   return r;
 }
+
+const NO_FIELDS: TransitionFields = Object.freeze({});
+const NO_OPTIONS: TransitionOptions = Object.freeze({});
 
 /**
  * Writes fields of a task that stays in its state (a requeue count, a wake flag, a
@@ -192,17 +201,27 @@ export async function createTask(
   t: TaskSpec,
   to: 'scheduled' | 'queued' | 'running' | 'skipped' | 'upstream_failed',
   upstream: TaskInstance['upstream'] = {},
-  opts: { owner?: string; instance?: { taskId: string; fields: TransitionFields }; queuedAt?: number } = {},
+  opts: { owner?: string; instance?: { taskId: string; fields: TransitionFields }; queuedAt?: number } = NO_OPTIONS,
 ): Promise<Cas<TaskInstance>> {
-  const base = { ...keyOf(rc, opts.instance?.taskId ?? t.taskId), state: 'scheduled', tryNumber: 0, upstream, ...opts.instance?.fields } as TaskInstance;
+  const taskId = opts.instance?.taskId ?? t.taskId;
+  const base: TaskInstance = { dagId: rc.run.dagId, runId: rc.run.runId, taskId, state: 'scheduled', tryNumber: 0, upstream };
+  if (opts.instance) Object.assign(base, opts.instance.fields);
   if (to === 'scheduled') return p.store.putTask(base);
-  if ((to === 'queued' || to === 'running') && ((countsSlots(rc.spec) && !opts.instance) || limitsApply(t, opts.instance?.taskId ?? t.taskId))) throw new Error(`createTask cannot take a slot (${t.taskId})`);
-  assertTransition('scheduled', to === 'running' ? 'queued' : to);
-  if (to === 'running') assertTransition('queued', 'running');
-  const patch = to === 'running'
-    ? { ...entering(p, t, 'scheduled', 'queued', base), ...entering(p, t, 'queued', 'running', base, opts.owner), tryNumber: 1, ...(opts.queuedAt !== undefined ? { queuedAt: opts.queuedAt } : {}) }
-    : entering(p, t, 'scheduled', to, base);
-  const ti = { ...base } as Record<string, unknown>;
-  for (const [k, v] of Object.entries(patch)) if (v !== null && v !== undefined) ti[k] = v;
-  return p.store.putTask(ti as unknown as TaskInstance);
+  if ((to === 'queued' || to === 'running') && ((countsSlots(rc.spec) && !opts.instance) || limitsApply(t, taskId))) throw new Error(`createTask cannot take a slot (${t.taskId})`);
+  if (to === 'running') {
+    // scheduled → queued → running in one put: the first try, claimed by `owner` (the
+    // fields entering() gives both steps, without the nulls a new item has no use for).
+    const now = p.clock.now();
+    base.state = 'running';
+    base.tryNumber = 1;
+    base.queuedAt = opts.queuedAt ?? now;
+    base.owner = opts.owner ?? newToken(p);
+    base.startedAt = now;
+    base.leaseUntil = now + leaseMs(p, t);
+    return p.store.putTask(base);
+  }
+  assertTransition('scheduled', to);
+  const patch = entering(p, t, 'scheduled', to, base) as Record<string, unknown>;
+  for (const k in patch) if (patch[k] !== null && patch[k] !== undefined) (base as unknown as Record<string, unknown>)[k] = patch[k];
+  return p.store.putTask(base);
 }
