@@ -6,7 +6,50 @@
 import type { Cas, DagRecord, DagRun, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
 import { deepFreeze } from '../../engine/index.js';
 
-export const jsonClone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+/**
+ * A copy as JSON would make it (what DynamoDB stores). Plain objects, arrays, strings,
+ * finite numbers, booleans and null are copied directly, several times faster than a
+ * round trip through a string for the small values on the hot path (a run's `conf` on
+ * every read); anything else (a Date, a class, a non-finite number, `toJSON`) takes the
+ * round trip, so the result is always what JSON gives.
+ */
+export function jsonClone<T>(v: T): T {
+  if (v === undefined) return v;
+  const copy = plainCopy(v, 0);
+  return (copy === NOT_PLAIN ? JSON.parse(JSON.stringify(v)) : copy) as T;
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+function plainCopy(v: unknown, depth: number): unknown {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : NOT_PLAIN;
+  if (typeof v !== 'object' || depth > 64) return NOT_PLAIN;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      // JSON writes a missing, undefined or function element as null.
+      const c = x === undefined || typeof x === 'function' ? null : plainCopy(x, depth + 1);
+      if (c === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = c;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const k in v as Record<string, unknown>) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue; // JSON leaves them out
+    if (k === '__proto__') return NOT_PLAIN; // an own key JSON.parse keeps, which assigning would not
+    const c = plainCopy(x, depth + 1);
+    if (c === NOT_PLAIN) return NOT_PLAIN;
+    out[k] = c;
+  }
+  return out;
+}
 
 export function cloneTask(t: TaskInstance): TaskInstance {
   const c: TaskInstance = { ...t, upstream: { ...t.upstream } };

@@ -54,7 +54,11 @@ export type TransitionFields = Omit<TaskPatch, 'state' | 'tryNumber'>;
 export interface TransitionOptions {
   /** Clear only: upstream outcomes to forget (those upstreams are cleared too). */
   forgetUpstream?: readonly string[];
-  /** Claim (`queued → running`) only: the token of the claiming worker. */
+  /**
+   * Claim only: the token of the claiming worker, for `queued → running`, or for
+   * `scheduled → running` (queued and claimed in one write: an eager claim of a task that
+   * takes no slot or limit).
+   */
   owner?: string;
   /** An operator's mark (mark.ts): any state may go to success, failed or skipped. */
   mark?: boolean;
@@ -141,10 +145,18 @@ export async function transition(
   fields: TransitionFields = NO_FIELDS,
   opts: TransitionOptions = NO_OPTIONS,
 ): Promise<Cas<TaskInstance>> {
-  if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
   const t = taskSpec(rc.spec, ti.taskId);
+  // An eager claim of a decided task: `scheduled → queued → running` in one write, by the
+  // worker that decided it (flow/settle.ts), for a task that takes no slot or limit.
+  const direct = to === 'running' && ti.state === 'scheduled' && opts.owner !== undefined;
+  if (direct) {
+    if (countsSlots(rc.spec) || limitsApply(t, ti.taskId)) throw new Error(`a task under a slot counter or limit is claimed from queued (${ti.taskId})`);
+    assertTransition('scheduled', 'queued');
+  } else if (!(opts.mark && (to === 'success' || to === 'failed' || to === 'skipped'))) assertTransition(ti.state, to);
   // The fields of `to` win over the caller's (on the hot path there are none to merge).
-  const entered = entering(p, t, ti.state, to, ti, opts.owner);
+  const entered = direct
+    ? Object.assign(entering(p, t, 'scheduled', 'queued', ti), entering(p, t, 'queued', 'running', ti, opts.owner))
+    : entering(p, t, ti.state, to, ti, opts.owner);
   const patch: TaskPatch = fields === NO_FIELDS ? entered : Object.assign({}, fields, entered);
   // A task that leaves `scheduled` leaves the waiting line it was in (pools, maxActiveTasks).
   if (ti.waitKey !== undefined && to !== 'scheduled') {

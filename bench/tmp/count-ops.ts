@@ -1,0 +1,12 @@
+import { VirtualClock } from '../../lib/adapters/clock.js';
+import { MemoryStore } from '../../lib/adapters/memory/store.js';
+import { shapePlans } from '../../bench/dags.js';
+import { runShape } from '../../bench/scenarios/shapes.js';
+const names = ['chain10', 'chain100', 'tree', 'intree'];
+const at = names.indexOf(process.argv[2] ?? 'intree');
+const plan = shapePlans(1)[at]!;
+const counts = new Map<string, number>();
+const inner = new MemoryStore();
+const store = new Proxy(inner, { get(t, k, r) { const v = Reflect.get(t, k, r); if (typeof v === 'function') return (...a: unknown[]) => { counts.set(String(k), (counts.get(String(k)) ?? 0) + 1); return v.apply(t, a); }; return v; } });
+await runShape(plan, new VirtualClock(Date.UTC(2026, 0, 1)), 32, store as any);
+console.log(plan.name, [...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${(v / plan.tasks).toFixed(2)}`).join(' '));
