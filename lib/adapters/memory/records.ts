@@ -59,6 +59,26 @@ export function cloneTask(t: TaskInstance): TaskInstance {
   return c;
 }
 
+/**
+ * A task as the store keeps it: frozen, with everything it holds, so that a read returns
+ * the stored object itself instead of a copy (a copy per read and per write was the
+ * largest cost of a trivial task in process). A write makes a new object (withPatch),
+ * sharing the frozen parts that did not change.
+ */
+export function frozenTask(t: TaskInstance): TaskInstance {
+  const src = t as unknown as Record<string, unknown>;
+  for (const k in src) {
+    const v = src[k];
+    if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) deepFreeze(v);
+  }
+  return Object.freeze(t);
+}
+
+/** A caller's task as a new stored item: compact, nothing shared with the caller, frozen. */
+export function newStoredTask(t: TaskInstance, patch: Record<string, unknown>): TaskInstance {
+  return frozenTask(withPatch(cloneTask(t), patch));
+}
+
 export function cloneRun(r: DagRun): DagRun {
   return { ...r, conf: jsonClone(r.conf) };
 }

@@ -33,7 +33,10 @@ import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 
-import { applyPatch, cloneDag, cloneRun, cloneTask, compact, conditionFailed, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
+import { applyPatch, cloneDag, cloneRun, compact, conditionFailed, frozenTask, newStoredTask, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
+
+const DUE_NULL = Object.freeze({ dueAt: null });
+const NO_PATCH = Object.freeze({});
 
 /**
  * In-process {@link Store}.
@@ -249,23 +252,21 @@ export class MemoryStore extends MemoryAssets implements Store {
     parseTaskState(ti.state);
     const byRun = this.tasks.get(runKey(ti.dagId, ti.runId)) ?? new Map<string, TaskInstance>();
     const existing = byRun.get(ti.taskId);
-    if (existing) return conditionFailed(cloneTask(existing));
-    const stored = withPatch(cloneTask(ti), isTerminal(ti.state) ? { dueAt: null } : {});
+    if (existing) return conditionFailed(existing);
+    const stored = newStoredTask(ti, isTerminal(ti.state) ? DUE_NULL : NO_PATCH);
     byRun.set(ti.taskId, stored);
     this.tasks.set(runKey(ti.dagId, ti.runId), byRun);
     this.indexTask(stored);
-    return { ok: true, item: cloneTask(stored) };
+    return { ok: true, item: stored };
   }
 
   async getTask(key: TaskKey): Promise<TaskInstance | undefined> {
-    const t = this.findTask(key);
-    return t && cloneTask(t);
+    return this.findTask(key);
   }
 
   async listTasks(dagId: string, runId: string): Promise<TaskInstance[]> {
     return [...(this.tasks.get(runKey(dagId, runId))?.values() ?? [])]
-      .sort((a, b) => (a.taskId < b.taskId ? -1 : 1))
-      .map(cloneTask);
+      .sort((a, b) => (a.taskId < b.taskId ? -1 : 1));
   }
 
   async updateTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, slot?: SlotChange, limits?: readonly LimitMove[]): Promise<Cas<TaskInstance>> {
@@ -277,20 +278,20 @@ export class MemoryStore extends MemoryAssets implements Store {
       (expect.tryNumber !== undefined && t.tryNumber !== expect.tryNumber) ||
       (expect.owner !== undefined && t.owner !== expect.owner)
     ) {
-      return conditionFailed(t && cloneTask(t));
+      return conditionFailed(t);
     }
     const refused = limits && this.limits.refusal(limits);
-    if (refused) return { ok: false, current: cloneTask(t), reason: 'slots', limit: refused };
+    if (refused) return { ok: false, current: t, reason: 'slots', limit: refused };
     if (slot && !this.moveCounter(this.runs.get(key.dagId)?.get(key.runId), 'activeTasks', slot)) {
-      return { ok: false, current: cloneTask(t), reason: 'slots' };
+      return { ok: false, current: t, reason: 'slots' };
     }
     if (limits) this.limits.apply(limits);
     const ends = isTerminal((patch.state ?? t.state) as TaskInstance['state']);
-    const next = withPatch(t, (ends ? { ...patch, dueAt: null } : patch) as Record<string, unknown>);
+    const next = frozenTask(withPatch(t, (ends ? { ...patch, dueAt: null } : patch) as Record<string, unknown>));
     this.tasks.get(runKey(key.dagId, key.runId))!.set(key.taskId, next);
     this.indexTask(next);
     this.limits.index(next, t);
-    return { ok: true, item: cloneTask(next) };
+    return { ok: true, item: next };
   }
 
   async clearTask(key: TaskKey, expect: TaskExpect, patch: TaskPatch, forgetUpstream: readonly string[]): Promise<Cas<TaskInstance>> {
@@ -299,22 +300,20 @@ export class MemoryStore extends MemoryAssets implements Store {
     const t = this.findTask(key)!;
     const upstream = { ...t.upstream };
     for (const u of forgetUpstream) delete upstream[u];
-    const next = { ...t, upstream };
+    const next = frozenTask({ ...t, upstream });
     this.tasks.get(runKey(key.dagId, key.runId))!.set(key.taskId, next);
-    return { ok: true, item: cloneTask(next) };
+    return { ok: true, item: next };
   }
 
   async recordUpstream(key: TaskKey, upstreamTaskId: string, outcome: UpstreamOutcome): Promise<TaskInstance> {
-    let t = this.findTask(key);
-    if (!t) {
-      t = { dagId: key.dagId, runId: key.runId, taskId: key.taskId, state: 'scheduled', tryNumber: 0, upstream: {} };
-      const rk = runKey(key.dagId, key.runId);
-      const byRun = this.tasks.get(rk) ?? new Map<string, TaskInstance>();
-      byRun.set(key.taskId, t);
-      this.tasks.set(rk, byRun);
-    }
-    t.upstream[upstreamTaskId] = outcome;
-    return cloneTask(t);
+    const t = this.findTask(key);
+    const base = t ?? { dagId: key.dagId, runId: key.runId, taskId: key.taskId, state: 'scheduled', tryNumber: 0, upstream: {} };
+    const next = frozenTask({ ...base, upstream: { ...base.upstream, [upstreamTaskId]: outcome } });
+    const rk = runKey(key.dagId, key.runId);
+    const byRun = this.tasks.get(rk) ?? new Map<string, TaskInstance>();
+    byRun.set(key.taskId, next);
+    this.tasks.set(rk, byRun);
+    return next;
   }
 
   async listDueTasks(now: number, limit: number): Promise<TaskInstance[]> {
@@ -331,7 +330,7 @@ export class MemoryStore extends MemoryAssets implements Store {
       this.dueHeap.push({ at, key: k });
       const [dagId, runId, taskId] = k.split('\u0000') as [string, string, string];
       const t = this.findTask({ dagId, runId, taskId });
-      if (t) out.push(cloneTask(t));
+      if (t) out.push(t);
     }
     return out;
   }
