@@ -75,6 +75,9 @@ export class EmbeddedRuntime {
   readonly metrics = new MemoryMetrics();
   readonly clock: Clock;
   private inflight = new Set<Promise<void>>();
+  /** Messages and events finished so far, and the waiter to tell when the next one does (waitForProgress). */
+  private finished = 0;
+  private onFinish?: () => void;
   private concurrency: number;
   private tickMs: number;
   private nextTickAt: number;
@@ -267,7 +270,7 @@ export class EmbeddedRuntime {
     if (free <= 0) return delivered > 0;
     const deliveries = await this.queue.receive(free, 15 * 60_000);
     for (const d of deliveries) {
-      const job = this.handle(d).finally(() => this.inflight.delete(job));
+      const job: Promise<void> = this.handle(d).finally(() => this.done(job));
       this.inflight.add(job);
     }
     return deliveries.length > 0 || delivered > 0;
@@ -281,7 +284,7 @@ export class EmbeddedRuntime {
       const job = this.putEvent(event).then(
         () => undefined,
         (err) => this.ports.log.error('event delivery failed', { error: String((err as Error)?.stack ?? err) }),
-      ).finally(() => this.inflight.delete(job));
+      ).finally(() => this.done(job));
       this.inflight.add(job);
       n++;
     }
@@ -303,9 +306,21 @@ export class EmbeddedRuntime {
     }
   }
 
+  private done(job: Promise<void>): void {
+    this.inflight.delete(job);
+    this.finished++;
+    this.onFinish?.();
+  }
+
+  /**
+   * Waits for a message in hand to finish (true), or for the next turn of the event loop
+   * (virtual clock) or a wake-up (real clock). One waiter told by whichever job finishes,
+   * not a race over every job in hand: each race left a reaction on each pending job, so a
+   * full pump paid for every job in hand at each finish.
+   */
   private async waitForProgress(): Promise<boolean> {
-    let progressed = false;
-    const any = Promise.race([...this.inflight]).then(() => { progressed = true; });
+    const before = this.finished;
+    const any = new Promise<void>((r) => { this.onFinish = r; });
     if (this.virtual) {
       await Promise.race([any, new Promise<void>((r) => setImmediate(r))]);
     } else {
@@ -315,7 +330,8 @@ export class EmbeddedRuntime {
       clearTimeout(t);
       this.wake = undefined;
     }
-    return progressed;
+    this.onFinish = undefined;
+    return this.finished !== before;
   }
 
   private async sleepUntil(at: number): Promise<void> {

@@ -12,8 +12,6 @@ import type { DagRecord, RunSlotTake } from '../../engine/index.js';
  */
 export class MemoryRunSlots {
   private readonly holders = new Map<string, Map<string, number>>();
-  /** The holders of each DAG as its item's map, made once per change (a read of a DAG with many runs held is on every run's start and end). */
-  private readonly asMap = new Map<string, Readonly<Record<string, number>>>();
 
   take(dagExists: boolean, dagId: string, runId: string, max: number, now: number): RunSlotTake {
     if (!dagExists) return 'no_dag';
@@ -22,14 +20,13 @@ export class MemoryRunSlots {
     if ((held?.size ?? 0) >= max) return 'full';
     if (!held) this.holders.set(dagId, (held = new Map()));
     held.set(runId, now);
-    this.asMap.delete(dagId);
     return 'taken';
   }
 
   release(dagExists: boolean, dagId: string, runId: string): number | undefined {
     if (!dagExists) return undefined;
     const held = this.holders.get(dagId);
-    if (held?.delete(runId)) this.asMap.delete(dagId);
+    held?.delete(runId);
     return held?.size ?? 0;
   }
 
@@ -37,18 +34,23 @@ export class MemoryRunSlots {
     return this.holders.get(dagId)?.has(runId) ?? false;
   }
 
-  /** A DAG record as read: with the runs holding its slots, when any do. */
+  /**
+   * A DAG record as read: with the number of runs holding its slots and, when any do, the
+   * map of holders as its DynamoDB item has it. The map is made when first looked at (only
+   * a start that finds the DAG full does: flow/run-slots.ts), not on every read: a DAG with
+   * a thousand runs held made every run's start and end copy a thousand entries.
+   */
   decorate(rec: DagRecord): DagRecord {
     const held = this.holders.get(rec.dagId);
     if (!held?.size) return rec;
-    let runSlots = this.asMap.get(rec.dagId);
-    if (!runSlots) this.asMap.set(rec.dagId, (runSlots = Object.freeze(Object.fromEntries(held))));
-    return { ...rec, activeRuns: held.size, runSlots };
+    const out: DagRecord = { ...rec, activeRuns: held.size };
+    let map: Record<string, number> | undefined;
+    Object.defineProperty(out, 'runSlots', { enumerable: true, get: () => (map ??= Object.fromEntries(held)) });
+    return out;
   }
 
   /** A deleted (or newly put) DAG item holds no slots, as its DynamoDB item would not. */
   forget(dagId: string): void {
     this.holders.delete(dagId);
-    this.asMap.delete(dagId);
   }
 }

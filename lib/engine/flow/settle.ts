@@ -18,12 +18,12 @@ import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
 import { nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
 import { specOrEndOrphan } from './orphan-run.js';
-import { setupScopeDecision } from '../rules/setup-teardown.js';
+import { indirectSetups, setupScopeDecision } from '../rules/setup-teardown.js';
 import { hasMappedTask, isInstanceId, mappedView } from '../rules/mapping-ids.js';
 import { wakeRunWaiter } from './trigger-dag-run-wake.js';
 import { noteRunSuccess } from './prev-success.js';
 import { reviewInstances, settleInstance, type SettleOps } from './mapping-settle.js';
-import { countEnds, needsListing } from './run-ends.js';
+import { completionMode, countEnds, needsListing } from './run-ends.js';
 import { createdByItsMessage, followDueAt, isRoot, rootsDueAt } from './resend.js';
 import { giveBackSlot, takeRunSlot } from './run-slots.js';
 import { createMessage, holdsSlots, queueTask, startTry, wakeReady } from './queue-task.js';
@@ -45,7 +45,8 @@ function outcomeOf(state: TaskState): UpstreamOutcome {
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance, allow?: FollowAllowance): Promise<FollowUp> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
-  const decision = (await setupScopeDecision(p, rc, t)) ?? evaluateTriggerRule(t.triggerRule, ...mappedView(rc.spec, t, ti.upstream), t.teardown?.setups);
+  const scoped = indirectSetups(rc.spec, t).length > 0 ? await setupScopeDecision(p, rc, t) : undefined;
+  const decision = scoped ?? evaluateTriggerRule(t.triggerRule, ...mappedView(rc.spec, t, ti.upstream), t.teardown?.setups);
   if (decision === 'wait') return;
   if (decision === 'run') {
     if (t.dependsOnPast && !(await pastAllows(p, rc, t))) return; // woken when the past instance ends
@@ -87,17 +88,17 @@ export async function settleDownstream(
   if (t.downstream.length === 0) return { mayBeDone: true, next: undefined };
   let mayBeDone = false;
   const followed = chosen && state === 'success' ? followedBy(rc, chosen) : undefined;
-  const next = followUpOf(await Promise.all(
-    t.downstream.map(async (d): Promise<FollowUp> => {
-      const outcome: UpstreamOutcome = followed && !followed.has(d) ? 'branch_skipped' : outcomeOf(state);
-      const settled = await settleOnlyUpstream(p, rc, d, taskId, outcome, allow);
-      if (settled) return settled.next;
-      const item = await p.store.recordUpstream(keyOf(rc, d), taskId, outcome);
-      if (item.state === 'scheduled') return decideTask(p, rc, item, allow);
-      mayBeDone = true;
-      return undefined;
-    }),
-  ));
+  const settle = async (d: string): Promise<FollowUp> => {
+    const outcome: UpstreamOutcome = followed && !followed.has(d) ? 'branch_skipped' : outcomeOf(state);
+    const settled = await settleOnlyUpstream(p, rc, d, taskId, outcome, allow);
+    if (settled) return settled.next;
+    const item = await p.store.recordUpstream(keyOf(rc, d), taskId, outcome);
+    if (item.state === 'scheduled') return decideTask(p, rc, item, allow);
+    mayBeDone = true;
+    return undefined;
+  };
+  // One downstream (a chain, an in-tree) needs no Promise.all around it.
+  const next = t.downstream.length === 1 ? await settle(t.downstream[0]!) : followUpOf(await Promise.all(t.downstream.map(settle)));
   return { mayBeDone, next };
 }
 
@@ -162,7 +163,7 @@ export async function afterTerminal(
   if (isInstanceId(taskId)) return settleInstance(p, rc, taskId, state, MAPPING_OPS, allow);
   const { mayBeDone, skipped, next } = await passOn(p, rc, taskId, state, chosen, allow);
   await runProgress(p, rc, [{ taskId, state }, ...skipped.map((id) => ({ taskId: id, state: 'skipped' as const }))], mayBeDone);
-  const waiting = await nextWaiting(p, rc, taskId, state);
+  const waiting = taskSpec(rc.spec, taskId).dependsOnPast ? await nextWaiting(p, rc, taskId, state) : undefined;
   // Another run's task: never claimed by this worker (no allowance), it goes through the queue.
   if (waiting) await decideTask(p, waiting.rc, waiting.ti);
   return next;
@@ -170,7 +171,7 @@ export async function afterTerminal(
 
 /** Settles downstream; a falsy short-circuit first skips all below it (short-circuit.ts), whose outcomes then follow. */
 async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[], allow?: FollowAllowance): Promise<{ mayBeDone: boolean; skipped: string[]; next: FollowUp }> {
-  const skipped = await skipBelowShortCircuit(p, rc, taskId, state, chosen);
+  const skipped = taskSpec(rc.spec, taskId).shortCircuit ? await skipBelowShortCircuit(p, rc, taskId, state, chosen) : NONE_SKIPPED;
   let { mayBeDone, next } = await settleDownstream(p, rc, taskId, state, chosen, allow);
   for (const id of skipped) {
     const s = await settleDownstream(p, rc, id, 'skipped', undefined, allow);
@@ -190,6 +191,7 @@ async function runProgress(p: Ports, rc: RunCtx, ends: ReadonlyArray<{ taskId: s
     await completeRunIfDone(p, rc);
     return;
   }
+  if (completionMode(rc.spec) !== 'counted') return;
   const state = await countEnds(p, rc, ends);
   if (state) await endRun(p, rc, state);
 }
@@ -279,6 +281,8 @@ export async function advanceRun(p: Ports, rc: RunCtx, review?: (ti: TaskInstanc
 export async function startFresh(p: Ports, rc: RunCtx): Promise<void> {
   await createRoots(p, rc, rc.spec.tasks.filter(isRoot).map((t) => t.taskId), false);
 }
+
+const NONE_SKIPPED = Object.freeze([]) as unknown as string[];
 
 /** What mapping-settle.ts calls back (it cannot import this module). */
 const MAPPING_OPS: SettleOps = { decideTask, afterTerminal };

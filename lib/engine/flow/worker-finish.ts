@@ -116,11 +116,11 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  if (outcome.kind === 'success') await armOutlets(p, t, ti, outcome.outlets);
+  if (outcome.kind === 'success' && t.outlets?.length) await armOutlets(p, t, ti, outcome.outlets);
   const r = await transition(p, rc, ti, state, { error: null, ...mapped }, outcome.kind === 'skipped' && outcome.untried ? { untried: true } : {});
   if (!r.ok) return REFUSED;
-  if (outcome.kind === 'success') await emitOutlets(p, t, r.item, outcome.outlets);
-  await wakeLimits(p, rc, ti);
+  if (outcome.kind === 'success' && t.outlets?.length) await emitOutlets(p, t, r.item, outcome.outlets);
+  if (ti.slotsHeld) await wakeLimits(p, rc, ti);
   const next = await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined, allow);
   if (freesSlots(rc, ti)) await wakeReady(p, rc);
   return { ok: true, next };

@@ -94,15 +94,17 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   }
   const fn = bundle.taskMethod(rc.run.dagId, t.taskId, method);
   if (!fn) return { kind: 'failed', error: `task ${t.taskId} has no method ${method} in bundle ${rc.run.bundleVersion}`, noRetry: true };
+  // A call of an async function that has nothing to do still costs promises and turns: the
+  // steps below are called only when they apply (each checks again), so a plain try pays none.
   try {
-    await fn.ready?.();
+    if (fn.ready) await fn.ready();
   } catch (err) {
     return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
   }
-  if (method === 'execute') await runExecuteCallback(p, rc, t, ti);
-  await loadTriggeringEvents(p, rc);
+  if (method === 'execute' && t.callbacks?.includes('execute')) await runExecuteCallback(p, rc, t, ti);
+  if (rc.run.assetEvents) await loadTriggeringEvents(p, rc);
   // Typed inputs and mapped elements (flow/inputs.ts); input data that cannot be read would fail again: no retry.
-  const input = ti.nextMethod ? undefined : await taskArgument(p, rc, t, ti);
+  const input = ti.nextMethod || (!t.inputs && ti.mapIndex === undefined) ? undefined : await taskArgument(p, rc, t, ti);
   if (input && !input.ok) return { kind: 'failed', error: input.error, noRetry: true };
   const arg: ResumeInput | unknown = ti.nextMethod
     ? {
@@ -131,7 +133,9 @@ export async function runBody(
   const abort = timeoutMs === undefined ? undefined : new AbortController();
   const stopTimer = timeoutMs === undefined ? undefined : new AbortController();
   const ctx = buildContext(p, rc, ti, abort?.signal ?? NEVER_ABORTED);
-  const run = Promise.resolve().then(() => body(ctx));
+  // Without a timeout the body is awaited directly (a synchronous throw is caught below);
+  // with one it starts on the next turn, after the timer is set.
+  const run = timeoutMs === undefined ? undefined : Promise.resolve().then(() => body(ctx));
   const timeout =
     timeoutMs === undefined || !stopTimer
       ? undefined
@@ -142,7 +146,7 @@ export async function runBody(
           throw err;
         });
   try {
-    const value = await (timeout ? Promise.race([run, timeout]) : run);
+    const value = await (run && timeout ? Promise.race([run, timeout]) : body(ctx));
     return withOutlets(t, toOutcome(rc.spec, t, value), ctx.outletExtras());
   } catch (err) {
     if (isSkipRequest(err)) return { kind: 'skipped', reason: err.reason };
