@@ -294,11 +294,22 @@ export function dag<P extends Params = Params>(
   if (Object.keys(cb.methods).length) methods.push(['', Object.freeze(cb.methods)]);
   return Object.freeze({
     __airless: 'dag' as const,
-    spec,
+    spec: asManifestJson(spec),
     tasks: new Map(methods),
     sensors: [...draft.sensors],
     pools: [...draft.pools],
   });
+}
+
+/**
+ * The spec as the manifest carries it (manifest.json is this spec through JSON), so the
+ * embedded runtime runs on what a deployed worker reads. It also gives every task spec
+ * with the same fields one V8 hidden class, as JSON.parse builds them: specs built by
+ * spreads each had their own, and the engine's reads of them (several per task and step)
+ * went megamorphic, a fifth of the cost of a run of many DAGs (docs/performance.md).
+ */
+function asManifestJson(spec: DagSpec): DagSpec {
+  return JSON.parse(JSON.stringify(spec)) as DagSpec;
 }
 
 function assembleTasks(draft: DagDraft): TaskSpec[] {

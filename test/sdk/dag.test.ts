@@ -235,3 +235,11 @@ describe('types', () => {
     expect(true).toBe(true);
   });
 });
+
+describe('the spec a DAG carries', () => {
+  it('is the manifest JSON itself: nothing a JSON round trip would drop, change or add', () => {
+    for (const d of [etlDaily, dag('odd', { description: undefined, tags: ['a'] }, ({ task }) => { task('a', () => 1, { retries: 2, retryDelay: '1s' }).before(task('b', () => 2)); })]) {
+      expect(JSON.parse(JSON.stringify(d.spec))).toStrictEqual(d.spec);
+    }
+  });
+});
