@@ -33,7 +33,7 @@ import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 
-import { applyPatch, cloneDag, cloneRun, compact, conditionFailed, frozenTask, newStoredTask, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
+import { applyPatch, cloneDag, cloneRun, compact, conditionFailed, frozenRun, frozenTask, newStoredTask, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
 const DUE_NULL = Object.freeze({ dueAt: null });
 const NO_PATCH = Object.freeze({});
@@ -172,17 +172,16 @@ export class MemoryStore extends MemoryAssets implements Store {
     parseRunState(run.state);
     const byDag = this.runs.get(run.dagId) ?? new Map<string, DagRun>();
     const existing = byDag.get(run.runId);
-    if (existing) return conditionFailed(cloneRun(existing));
-    const stored = compact(cloneRun(run));
+    if (existing) return conditionFailed(existing);
+    const stored = frozenRun(compact(cloneRun(run)));
     byDag.set(run.runId, stored);
     this.runs.set(run.dagId, byDag);
     this.indexRun(stored);
-    return { ok: true, item: cloneRun(stored) };
+    return { ok: true, item: stored };
   }
 
   async getRun(dagId: string, runId: string): Promise<DagRun | undefined> {
-    const r = this.runs.get(dagId)?.get(runId);
-    return r && cloneRun(r);
+    return this.runs.get(dagId)?.get(runId);
   }
 
   async updateRun(
@@ -193,10 +192,8 @@ export class MemoryStore extends MemoryAssets implements Store {
   ): Promise<Cas<DagRun>> {
     if (patch.state != null) parseRunState(patch.state);
     const r = this.runs.get(dagId)?.get(runId);
-    if (!r || !stateMatches(r.state, expect.state)) return conditionFailed(r && cloneRun(r));
-    applyPatch(r as unknown as Record<string, unknown>, patch);
-    this.indexRun(r);
-    return { ok: true, item: cloneRun(r) };
+    if (!r || !stateMatches(r.state, expect.state)) return conditionFailed(r);
+    return { ok: true, item: this.storeRun(frozenRun(withPatch(r, patch as Record<string, unknown>))) };
   }
 
   async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
@@ -205,11 +202,11 @@ export class MemoryStore extends MemoryAssets implements Store {
     const all = [...(source?.values() ?? [])]
       .filter((r) => (!opts.states || opts.states.includes(r.state)) && (!onlyActive || this.listedActive(r)))
       .sort((a, b) => b.logicalDate - a.logicalDate || (a.runId < b.runId ? 1 : -1));
-    return (opts.limit === undefined ? all : all.slice(0, opts.limit)).map(cloneRun);
+    return opts.limit === undefined ? all : all.slice(0, opts.limit);
   }
 
   async listActiveRuns(): Promise<DagRun[]> {
-    return [...this.activeRuns.values()].filter((r) => this.listedActive(r)).map(cloneRun);
+    return [...this.activeRuns.values()].filter((r) => this.listedActive(r));
   }
 
   /** As the DynamoDB store finds them: queued runs, a backfill's runs, and other running runs through their slot (ports.ts). */
@@ -230,19 +227,23 @@ export class MemoryStore extends MemoryAssets implements Store {
     }
   }
 
+  /** Replaces a stored run with its next version (stored runs are frozen, never changed in place). */
+  private storeRun(next: DagRun): DagRun {
+    this.runs.get(next.dagId)!.set(next.runId, next);
+    this.indexRun(next);
+    return next;
+  }
+
   /**
-   * Moves a slot counter; false when `+1` would pass `max` or the holder is missing.
-   * A missing holder does not block a release (`-1`), as in the DynamoDB store.
+   * Moves a run's maxActiveTasks counter; false when `+1` would pass `max` or the run is
+   * missing. A missing run does not block a release (`-1`), as in the DynamoDB store.
    */
-  private moveCounter<K extends 'activeTasks'>(
-    holder: { [P in K]?: number } | undefined,
-    field: K,
-    slot: SlotChange,
-  ): boolean {
-    if (!holder) return slot.delta < 0;
-    const current = holder[field] ?? 0;
+  private moveActiveTasks(dagId: string, runId: string, slot: SlotChange): boolean {
+    const run = this.runs.get(dagId)?.get(runId);
+    if (!run) return slot.delta < 0;
+    const current = run.activeTasks ?? 0;
     if (slot.delta > 0 && slot.max !== undefined && current >= slot.max) return false;
-    (holder as Record<K, number>)[field] = current + slot.delta;
+    this.storeRun(frozenRun({ ...run, activeTasks: current + slot.delta }));
     return true;
   }
 
@@ -282,7 +283,7 @@ export class MemoryStore extends MemoryAssets implements Store {
     }
     const refused = limits && this.limits.refusal(limits);
     if (refused) return { ok: false, current: t, reason: 'slots', limit: refused };
-    if (slot && !this.moveCounter(this.runs.get(key.dagId)?.get(key.runId), 'activeTasks', slot)) {
+    if (slot && !this.moveActiveTasks(key.dagId, key.runId, slot)) {
       return { ok: false, current: t, reason: 'slots' };
     }
     if (limits) this.limits.apply(limits);
