@@ -1,7 +1,9 @@
 /**
  * Eager follow (as Temporal's eager activities, docs/adr/0001): a worker that just finished
  * a task runs one follow-up task of the same run itself, skipping a queue round trip, while
- * it has budget and time left.
+ * it has budget and time left. The follow-up is a task whose only upstream it ended (created
+ * already claimed) or a join whose last upstream it ended (claimed from `scheduled`,
+ * docs/adr/0030).
  *
  * The worker hands an allowance down the settle chain (finishTask → afterTerminal → passOn →
  * settleDownstream, and the nested paths that end more tasks on the way: skip and

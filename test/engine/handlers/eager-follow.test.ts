@@ -4,11 +4,11 @@
  * finished task, and only when the task's timeout fits in the worker's remaining time.
  */
 import { describe, expect, it } from 'vitest';
-import { chain, dag } from '../../../lib/sdk/index.js';
+import { chain, dag, definePool } from '../../../lib/sdk/index.js';
 import { loadRunCtx } from '../../../lib/engine/index.js';
 import { settleDownstream } from '../../../lib/engine/flow/settle.js';
 import { FollowAllowance } from '../../../lib/engine/flow/eager-follow.js';
-import { recordSends } from '../../helpers/observe.js';
+import { recordSends, trackPeaks } from '../../helpers/observe.js';
 import { makeRuntime, runOnce } from '../../helpers/runtime.js';
 
 const ran: string[] = [];
@@ -86,5 +86,39 @@ describe('eager follow', () => {
     // Lease = 1 min timeout + 1 min margin; then the retry delay.
     expect(second.startedAt! - t0).toBeGreaterThanOrEqual(2 * 60_000);
     expect(rt.metrics.get('ExpiredLeases')).toBe(1);
+  });
+
+  /** An in-tree of 7: 2i+1 and 2i+2 feed i, so four leaves run first and t0 last. */
+  const inTree = (dagId: string, opts: { pool?: ReturnType<typeof definePool> } = {}) => dag(dagId, {}, ({ task }) => {
+    const ts = Array.from({ length: 7 }, (_, i) => task(`t${i}`, async () => i, i === 0 && opts.pool ? { pool: opts.pool } : {}));
+    for (let i = 0; i < 3; i++) ts[i]!.after(ts[2 * i + 1]!, ts[2 * i + 2]!);
+  });
+
+  it('claims a join whose last upstream it ended (scheduled -> running in one write): an in-tree runs from its leaves\' messages', async () => {
+    const peaks = trackPeaks();
+    const { rt } = await makeRuntime([inTree('intree')], { onEvent: peaks.onEvent });
+    const sent = recordSends(rt.queue);
+    const r = await runOnce(rt, 'intree');
+    expect(r.run.state).toBe('success');
+    expect(sent.filter((m) => m.kind === 'task').map((m) => (m as { taskId: string }).taskId).sort()).toEqual(['t3', 't4', 't5', 't6']);
+    expect(rt.metrics.get('EagerFollows')).toBe(3);
+    expect(Object.values(r.tasks).every((t) => t.tryNumber === 1)).toBe(true);
+    // Each join's state writes: claimed, then ended; never queued.
+    for (const id of ['t0', 't1', 't2']) {
+      const states = peaks.events.filter((e) => e.type === 'task' && e.ti.taskId === id).map((e) => e.type === 'task' && e.ti.state);
+      expect(states).toEqual(['running', 'success']);
+    }
+  });
+
+  it('queues a join under a pool (its slot moves with the queueing write), and one the budget does not cover', async () => {
+    const one = definePool('one', { slots: 1 });
+    for (const [d, opts] of [[inTree('pooled', { pool: one }), {}], [inTree('spent'), { config: { maxEagerFollows: 0 } }]] as const) {
+      const { rt } = await makeRuntime([d], opts);
+      const sent = recordSends(rt.queue);
+      const r = await runOnce(rt, d.spec.dagId);
+      expect(r.run.state).toBe('success');
+      expect(sent.filter((m) => m.kind === 'task').map((m) => (m as { taskId: string }).taskId)).toContain('t0');
+      expect(r.tasks.t0).toMatchObject({ state: 'success', tryNumber: 1 });
+    }
   });
 });
