@@ -14,12 +14,24 @@ import { poolSpec } from '../sdk/pools.js';
  * const runtime = new EmbeddedRuntime({ bundles });
  * await runtime.register(bundles.version);
  */
+/**
+ * A definition's spec as a bundle carries it (with its file name), made once per definition:
+ * sources made again over the same definitions (a runtime per test or per benchmark pass)
+ * share the spec objects, and with them the engine's caches of each spec.
+ */
+const specs = new WeakMap<DagDefinition, DagDefinition['spec']>();
+function specOf(d: DagDefinition): DagDefinition['spec'] {
+  let s = specs.get(d);
+  if (!s) specs.set(d, (s = d.spec.file ? d.spec : { ...d.spec, file: `${d.spec.dagId}.ts` }));
+  return s;
+}
+
 export class InlineBundleSource implements BundleSource {
   readonly version: string;
   private readonly loaded: LoadedBundle;
 
   constructor(dags: readonly DagDefinition[], sensors: readonly SensorDefinition<any>[] = [], pools: readonly PoolDefinition[] = []) {
-    const specs = dags.map((d) => ({ ...d.spec, file: d.spec.file || `${d.spec.dagId}.ts` }));
+    const specs = dags.map(specOf);
     const allSensors = [...sensors, ...dags.flatMap((d) => d.sensors)];
     const pokes = new Map<string, SensorPoke>(allSensors.map((s) => [s.type, s.poke as SensorPoke]));
     const bundleSha256 = sha256Hex(JSON.stringify(specs));

@@ -69,7 +69,10 @@ export function frozenTask(t: TaskInstance): TaskInstance {
   const src = t as unknown as Record<string, unknown>;
   for (const k in src) {
     const v = src[k];
-    if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) deepFreeze(v);
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    // `upstream` holds strings only: one freeze, no walk.
+    if (k === 'upstream') Object.freeze(v);
+    else deepFreeze(v);
   }
   return Object.freeze(t);
 }

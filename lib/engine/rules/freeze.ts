@@ -8,7 +8,12 @@
 export function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object' && !Object.isFrozen(v)) {
     Object.freeze(v);
-    for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
+    // for...in over own keys: no array of values per object (the stores freeze every record they write).
+    const o = v as Record<string, unknown>;
+    for (const k in o) {
+      const x = o[k];
+      if (x !== null && typeof x === 'object') deepFreeze(x);
+    }
   }
   return v;
 }
