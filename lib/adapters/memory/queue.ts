@@ -4,10 +4,13 @@
  * Time comes from the Clock port, so it works on a virtual clock.
  */
 import type { Clock, Delivery, QueueMessage, ReceivingQueue } from '../../engine/index.js';
+import { deepFreeze } from '../../engine/index.js';
+import { jsonClone } from './records.js';
 
 interface Entry {
   id: number;
-  body: string;
+  /** A JSON copy of what was sent, frozen (every delivery hands out the same one), or a raw body. */
+  body: unknown;
   visibleAt: number;
   receiveCount: number;
   receipt?: string;
@@ -28,11 +31,16 @@ export class MemoryQueue implements ReceivingQueue {
   ) {}
 
   async send(messages: readonly QueueMessage[], opts: { delayMs?: number } = {}): Promise<void> {
-    this.sendRaw(messages.map((m) => JSON.stringify(m)), opts.delayMs ?? 0);
+    // What SQS would carry (a JSON copy), without writing and parsing a string per message.
+    this.enqueue(messages.map((m) => deepFreeze(jsonClone(m))), opts.delayMs ?? 0);
   }
 
-  /** Sends raw bodies (tests use it to send malformed messages). */
+  /** Sends raw bodies (tests use it to send malformed messages): each is parsed as JSON when received, as SQS's body would be. */
   sendRaw(bodies: readonly string[], delayMs = 0): void {
+    this.enqueue(bodies.map((b) => new RawBody(b)), delayMs);
+  }
+
+  private enqueue(bodies: readonly unknown[], delayMs: number): void {
     const at = this.clock.now() + Math.max(0, delayMs);
     for (const body of bodies) {
       const id = ++this.seq;
@@ -51,12 +59,12 @@ export class MemoryQueue implements ReceivingQueue {
       e.receiveCount++;
       if (this.opts.maxReceiveCount && e.receiveCount > this.opts.maxReceiveCount) {
         this.entries.delete(e.id);
-        this.deadLetters.push(parse(e.body));
+        this.deadLetters.push(messageOf(e.body));
         continue;
       }
       e.visibleAt = now + visibilityMs;
       e.receipt = `${e.id}:${e.receiveCount}`;
-      out.push({ message: parse(e.body), receiptHandle: e.receipt, receiveCount: e.receiveCount });
+      out.push({ message: messageOf(e.body), receiptHandle: e.receipt, receiveCount: e.receiveCount });
     }
     return out;
   }
@@ -84,10 +92,16 @@ export class MemoryQueue implements ReceivingQueue {
   }
 }
 
-function parse(body: string): unknown {
+/** A body sent raw, parsed when received (not JSON: the string itself). */
+class RawBody {
+  constructor(readonly text: string) {}
+}
+
+function messageOf(body: unknown): unknown {
+  if (!(body instanceof RawBody)) return body;
   try {
-    return JSON.parse(body);
+    return JSON.parse(body.text);
   } catch {
-    return body;
+    return body.text;
   }
 }

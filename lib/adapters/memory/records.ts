@@ -122,7 +122,8 @@ export function withPatch<T extends object>(t: T, patch: Record<string, unknown>
   const src = t as Record<string, unknown>;
   for (const k in src) {
     const v = src[k];
-    if (v !== undefined && (patch[k] === undefined || !(k in patch))) out[k] = v;
+    // A key the patch leaves undefined (absent or given as undefined) keeps its value.
+    if (v !== undefined && patch[k] === undefined) out[k] = v;
   }
   for (const k in patch) {
     const v = patch[k];

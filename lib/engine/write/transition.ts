@@ -23,10 +23,18 @@ export function keyOf(rc: RunCtx, taskId: string): TaskKey {
 }
 
 let seq = 0;
+let lastMs = NaN;
+let lastMs36 = '';
 /** A claim token unique in this process (the worker id makes it unique across processes). */
 export function newToken(p: Ports): string {
   seq += 1;
-  return `${p.workerId ?? 'w'}-${p.clock.now().toString(36)}-${seq}`;
+  const now = p.clock.now();
+  // Many claims share a millisecond: its base-36 form is made once.
+  if (now !== lastMs) {
+    lastMs = now;
+    lastMs36 = now.toString(36);
+  }
+  return `${p.workerId ?? 'w'}-${lastMs36}-${seq}`;
 }
 
 /** How long a claimed try is held before reconcile takes it for lost: its execution timeout (or the default) plus the margin. */
