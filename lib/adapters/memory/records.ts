@@ -82,11 +82,6 @@ export function newStoredTask(t: TaskInstance, patch: Record<string, unknown>): 
   return frozenTask(withPatch(cloneTask(t), patch));
 }
 
-/** A run as the store keeps it: frozen with what it holds (its conf), read without a copy as tasks are. */
-export function frozenRun(r: DagRun): DagRun {
-  return deepFreeze(r);
-}
-
 export function cloneRun(r: DagRun): DagRun {
   return { ...r, conf: jsonClone(r.conf) };
 }

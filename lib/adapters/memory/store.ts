@@ -9,7 +9,7 @@
  */
 import type { DagRecord, DagRun, SignalRecord, TaskInstance, TaskKey, TriggerRecord, XcomKey } from '../../engine/index.js';
 import type { Cas, LimitMove, PoolSpec, PoolState, RunPatch, SlotChange, Store, TaskExpect, TaskPatch } from '../../engine/index.js';
-import { isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
+import { deepFreeze, isRunTerminal, isTerminal, parseRunState, parseTaskState, type RunState, type UpstreamOutcome } from '../../engine/index.js';
 import { decodeXcom, encodeXcom } from '../xcom-codec.js';
 import { clearMemoryXcoms } from './xcom-clear.js';
 import { MinHeap } from './min-heap.js';
@@ -33,7 +33,7 @@ import { MemoryAssets } from './assets.js';
 import { MemoryKeptEvents } from './events.js';
 import type { KeptEvent, MapOutcome, MapShardState, RunEndEntry, RunEndShard, RunRef, RunSlotTake } from '../../engine/index.js';
 
-import { applyPatch, cloneDag, cloneRun, compact, conditionFailed, frozenRun, frozenTask, newStoredTask, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
+import { applyPatch, cloneDag, cloneRun, compact, conditionFailed, frozenTask, newStoredTask, runKey, stateMatches, taskKey, withPatch, xcomKey } from './records.js';
 
 const DUE_NULL = Object.freeze({ dueAt: null });
 const NO_PATCH = Object.freeze({});
@@ -173,7 +173,7 @@ export class MemoryStore extends MemoryAssets implements Store {
     const byDag = this.runs.get(run.dagId) ?? new Map<string, DagRun>();
     const existing = byDag.get(run.runId);
     if (existing) return conditionFailed(existing);
-    const stored = frozenRun(compact(cloneRun(run)));
+    const stored = deepFreeze(compact(cloneRun(run)));
     byDag.set(run.runId, stored);
     this.runs.set(run.dagId, byDag);
     this.indexRun(stored);
@@ -193,7 +193,7 @@ export class MemoryStore extends MemoryAssets implements Store {
     if (patch.state != null) parseRunState(patch.state);
     const r = this.runs.get(dagId)?.get(runId);
     if (!r || !stateMatches(r.state, expect.state)) return conditionFailed(r);
-    return { ok: true, item: this.storeRun(frozenRun(withPatch(r, patch as Record<string, unknown>))) };
+    return { ok: true, item: this.storeRun(deepFreeze(withPatch(r, patch as Record<string, unknown>))) };
   }
 
   async listRuns(dagId: string, opts: { states?: readonly RunState[]; limit?: number } = {}): Promise<DagRun[]> {
@@ -227,7 +227,7 @@ export class MemoryStore extends MemoryAssets implements Store {
     }
   }
 
-  /** Replaces a stored run with its next version (stored runs are frozen, never changed in place). */
+  /** Replaces a stored run with its next version (stored runs are deep-frozen and read without a copy, never changed in place). */
   private storeRun(next: DagRun): DagRun {
     this.runs.get(next.dagId)!.set(next.runId, next);
     this.indexRun(next);
@@ -243,7 +243,7 @@ export class MemoryStore extends MemoryAssets implements Store {
     if (!run) return slot.delta < 0;
     const current = run.activeTasks ?? 0;
     if (slot.delta > 0 && slot.max !== undefined && current >= slot.max) return false;
-    this.storeRun(frozenRun({ ...run, activeTasks: current + slot.delta }));
+    this.storeRun(deepFreeze({ ...run, activeTasks: current + slot.delta }));
     return true;
   }
 

@@ -57,13 +57,18 @@ export class OutletEvents {
 const loaded = new WeakMap<DagRun, Record<string, TriggeringAssetEvent[]>>();
 const NONE: Record<string, TriggeringAssetEvent[]> = Object.freeze({}) as Record<string, TriggeringAssetEvent[]>;
 
+/** The run consumed asset events that this run object has not read yet (the worker calls {@link loadTriggeringEvents} only then). */
+export function needsTriggeringEvents(rc: RunCtx): boolean {
+  return rc.run.assetEvents !== undefined && !loaded.has(rc.run);
+}
+
 /**
  * Reads the events an asset-triggered run consumed, once per run object (the worker calls
  * it before a try; eager follows of the same run reuse it). Other runs read nothing.
  */
 export async function loadTriggeringEvents(p: Ports, rc: RunCtx): Promise<void> {
   const refs = rc.run.assetEvents;
-  if (!refs || loaded.has(rc.run)) return;
+  if (!refs || !needsTriggeringEvents(rc)) return;
   const names = new Map((rc.spec.assets ?? []).map((a) => [a.uri, a.name]));
   const out: Record<string, TriggeringAssetEvent[]> = {};
   for (const uri of Object.keys(refs)) out[uri] = [];

@@ -41,9 +41,14 @@ function message(ti: TaskInstance, extras: OutletExtras | undefined, attempt = 0
 
 const timerId = (m: OutletsMessage): string => `outlets-${m.dagId}-${m.runId}-${m.taskId}-${m.tryNumber}${m.attempt ? `-${m.attempt}` : ''}`;
 
+/** The task declares outlets (the worker arms and emits them only then). */
+export function hasOutlets(t: TaskSpec): boolean {
+  return (t.outlets?.length ?? 0) > 0;
+}
+
 /** Before the success write: the delayed check that emits the events if the worker dies after it. */
 export async function armOutlets(p: Ports, t: TaskSpec, ti: TaskInstance, extras: OutletExtras | undefined): Promise<void> {
-  if (!t.outlets?.length) return;
+  if (!hasOutlets(t)) return;
   const m = message(ti, extras);
   await p.timer.schedule(timerId(m), p.clock.now() + OUTLETS_RECHECK_MS, m);
 }

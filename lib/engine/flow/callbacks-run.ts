@@ -84,9 +84,14 @@ export async function handleCallback(p: Ports, m: CallbackMessage): Promise<'don
   return 'done';
 }
 
+/** The task defines an `onExecute` callback (the worker calls {@link runExecuteCallback} only then). */
+export function hasExecuteCallback(t: TaskSpec): boolean {
+  return t.callbacks?.includes('execute') ?? false;
+}
+
 /** `onExecute`: before a try's body, in the worker, once per try that starts. */
 export async function runExecuteCallback(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<void> {
-  if (!t.callbacks?.includes('execute')) return;
+  if (!hasExecuteCallback(t)) return;
   await runTaskCallbacks(p, rc, t, ti, 'execute');
 }
 

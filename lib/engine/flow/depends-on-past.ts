@@ -43,6 +43,11 @@ export async function pastAllows(p: Ports, rc: RunCtx, t: TaskSpec): Promise<boo
   return true;
 }
 
+/** A dependsOnPast task ended `success` or `skipped`, which may let its next run's instance start (the caller calls {@link nextWaiting} only then). */
+export function mayWakeNext(t: TaskSpec, state: TaskState): boolean {
+  return t.dependsOnPast === true && PASSING.has(state);
+}
+
 /**
  * After a dependsOnPast task ended `success` or `skipped`: its instance in the next run,
  * when that one is running and waits `scheduled`, with the run to decide it in.
@@ -53,7 +58,7 @@ export async function nextWaiting(
   taskId: string,
   state: TaskState,
 ): Promise<{ rc: RunCtx; ti: TaskInstance } | undefined> {
-  if (!taskSpec(rc.spec, taskId).dependsOnPast || !PASSING.has(state)) return undefined;
+  if (!mayWakeNext(taskSpec(rc.spec, taskId), state)) return undefined;
   const runs = await p.store.listRuns(rc.run.dagId, { states: ['running'] });
   const next = runs.filter((r) => r.logicalDate > rc.run.logicalDate).sort((a, b) => a.logicalDate - b.logicalDate)[0];
   if (!next) return undefined;

@@ -57,6 +57,11 @@ export async function resolveSource(p: Ports, rc: RunCtx, s: InputSource | MapSo
   return { ok: true, value: applyPath(await read, s.path) };
 }
 
+/** The try of `ti` gets a second argument: the task has `inputs` or `ti` is a mapped instance (else {@link taskArgument} has nothing to read). */
+export function hasArgument(t: TaskSpec, ti: TaskInstance): boolean {
+  return t.inputs !== undefined || ti.mapIndex !== undefined;
+}
+
 /**
  * The second argument of the try of `ti`: for a task with `inputs`, the object of its
  * resolved inputs, with a mapped instance's element merged in (named expand: under its
@@ -67,6 +72,7 @@ export async function resolveSource(p: Ports, rc: RunCtx, s: InputSource | MapSo
  * const arg = await taskArgument(p, rc, t, ti); // { ok: true, value: { n: 42, source: 'db' } }
  */
 export async function taskArgument(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Promise<Resolved> {
+  if (!hasArgument(t, ti)) return { ok: true, value: undefined };
   const element = ti.mapIndex !== undefined ? await mapItemOf(p, ti) : undefined;
   if (!t.inputs) return { ok: true, value: element };
   const reads: Reads = new Map();

@@ -14,11 +14,11 @@ import { isTerminal, type RunState, type TaskState, type UpstreamOutcome } from 
 import { evaluateTriggerRule } from '../rules/trigger-rules.js';
 import { armCallback, runCallbackMessage, runEvent, sendCallback } from '../write/callbacks.js';
 import { annotate, createTask, keyOf, newToken, retainUntil, transition } from '../write/transition.js';
-import { shortCircuitChosen, skipBelowShortCircuit } from './short-circuit.js';
-import { nextWaiting, pastAllows } from './depends-on-past.js';
+import { shortCircuitChosen, skipBelowShortCircuit, skipsBelow } from './short-circuit.js';
+import { mayWakeNext, nextWaiting, pastAllows } from './depends-on-past.js';
 import { runTimeoutPatch } from './run-timeout.js';
 import { specOrEndOrphan } from './orphan-run.js';
-import { indirectSetups, setupScopeDecision } from '../rules/setup-teardown.js';
+import { inSetupScope, setupScopeDecision } from '../rules/setup-teardown.js';
 import { hasMappedTask, isInstanceId, mappedView } from '../rules/mapping-ids.js';
 import { wakeRunWaiter } from './trigger-dag-run-wake.js';
 import { noteRunSuccess } from './prev-success.js';
@@ -45,7 +45,7 @@ function outcomeOf(state: TaskState): UpstreamOutcome {
 export async function decideTask(p: Ports, rc: RunCtx, ti: TaskInstance, allow?: FollowAllowance): Promise<FollowUp> {
   if (ti.state !== 'scheduled' || rc.run.state !== 'running') return;
   const t = taskSpec(rc.spec, ti.taskId);
-  const scoped = indirectSetups(rc.spec, t).length > 0 ? await setupScopeDecision(p, rc, t) : undefined;
+  const scoped = inSetupScope(rc.spec, t) ? await setupScopeDecision(p, rc, t) : undefined;
   const decision = scoped ?? evaluateTriggerRule(t.triggerRule, ...mappedView(rc.spec, t, ti.upstream), t.teardown?.setups);
   if (decision === 'wait') return;
   if (decision === 'run') {
@@ -163,7 +163,7 @@ export async function afterTerminal(
   if (isInstanceId(taskId)) return settleInstance(p, rc, taskId, state, MAPPING_OPS, allow);
   const { mayBeDone, skipped, next } = await passOn(p, rc, taskId, state, chosen, allow);
   await runProgress(p, rc, [{ taskId, state }, ...skipped.map((id) => ({ taskId: id, state: 'skipped' as const }))], mayBeDone);
-  const waiting = taskSpec(rc.spec, taskId).dependsOnPast ? await nextWaiting(p, rc, taskId, state) : undefined;
+  const waiting = mayWakeNext(taskSpec(rc.spec, taskId), state) ? await nextWaiting(p, rc, taskId, state) : undefined;
   // Another run's task: never claimed by this worker (no allowance), it goes through the queue.
   if (waiting) await decideTask(p, waiting.rc, waiting.ti);
   return next;
@@ -171,7 +171,7 @@ export async function afterTerminal(
 
 /** Settles downstream; a falsy short-circuit first skips all below it (short-circuit.ts), whose outcomes then follow. */
 async function passOn(p: Ports, rc: RunCtx, taskId: string, state: TaskState, chosen?: readonly string[], allow?: FollowAllowance): Promise<{ mayBeDone: boolean; skipped: string[]; next: FollowUp }> {
-  const skipped = taskSpec(rc.spec, taskId).shortCircuit ? await skipBelowShortCircuit(p, rc, taskId, state, chosen) : NONE_SKIPPED;
+  const skipped = skipsBelow(taskSpec(rc.spec, taskId), state, chosen) ? await skipBelowShortCircuit(p, rc, taskId, state, chosen) : NONE_SKIPPED;
   let { mayBeDone, next } = await settleDownstream(p, rc, taskId, state, chosen, allow);
   for (const id of skipped) {
     const s = await settleDownstream(p, rc, id, 'skipped', undefined, allow);

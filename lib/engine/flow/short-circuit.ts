@@ -23,6 +23,11 @@ export function shortCircuitChosen(spec: DagSpec, t: TaskSpec, value: unknown): 
   return t.downstream.filter((d) => taskSpec(spec, d).teardown);
 }
 
+/** A short-circuit that ignores downstream trigger rules ended choosing (the caller calls {@link skipBelowShortCircuit} only then). */
+export function skipsBelow(t: TaskSpec, state: TaskState, chosen: readonly string[] | undefined): boolean {
+  return t.shortCircuit?.ignoreDownstreamTriggerRules === true && state === 'success' && chosen !== undefined;
+}
+
 /**
  * After a falsy short-circuit that ignores downstream trigger rules: skips every task below
  * it that has not started (teardowns excepted), before any outcome is passed on, so that no
@@ -37,7 +42,7 @@ export async function skipBelowShortCircuit(
   chosen: readonly string[] | undefined,
 ): Promise<string[]> {
   const t = taskSpec(rc.spec, taskId);
-  if (!t.shortCircuit?.ignoreDownstreamTriggerRules || state !== 'success' || chosen === undefined) return [];
+  if (!skipsBelow(t, state, chosen)) return [];
   const below = new Set<string>();
   const stack = [...t.downstream];
   while (stack.length) {

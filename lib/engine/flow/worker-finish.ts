@@ -17,7 +17,7 @@ import { wakeLimits } from './pools.js';
 import { mapValueField, valueGoesToXcom } from './mapping-values.js';
 import { isInstanceId } from '../rules/mapping-ids.js';
 import { redactDeep, redact } from '../rules/secrets-mask.js';
-import { armOutlets, emitOutlets } from './asset-outlets.js';
+import { armOutlets, emitOutlets, hasOutlets } from './asset-outlets.js';
 import type { OutletExtras } from './asset-context.js';
 import { storeOutputKeys } from './inputs.js';
 import type { FollowAllowance, FollowUp } from './eager-follow.js';
@@ -116,10 +116,10 @@ export async function finishTask(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInst
     }
   }
   const state: TaskState = outcome.kind === 'success' ? 'success' : 'skipped';
-  if (outcome.kind === 'success' && t.outlets?.length) await armOutlets(p, t, ti, outcome.outlets);
+  if (outcome.kind === 'success' && hasOutlets(t)) await armOutlets(p, t, ti, outcome.outlets);
   const r = await transition(p, rc, ti, state, { error: null, ...mapped }, outcome.kind === 'skipped' && outcome.untried ? { untried: true } : {});
   if (!r.ok) return REFUSED;
-  if (outcome.kind === 'success' && t.outlets?.length) await emitOutlets(p, t, r.item, outcome.outlets);
+  if (outcome.kind === 'success' && hasOutlets(t)) await emitOutlets(p, t, r.item, outcome.outlets);
   if (ti.slotsHeld) await wakeLimits(p, rc, ti);
   const next = await afterTerminal(p, rc, ti.taskId, state, outcome.kind === 'success' ? outcome.chosen : undefined, allow);
   if (freesSlots(rc, ti)) await wakeReady(p, rc);

@@ -21,10 +21,10 @@ import { pokeOnce } from '../flow/poke.js';
 import { formatDuration } from '../rules/duration.js';
 import { shortCircuitChosen } from '../flow/short-circuit.js';
 import { expandTask, isMappedParent } from '../flow/mapping-expand.js';
-import { taskArgument } from '../flow/inputs.js';
-import { runExecuteCallback } from '../flow/callbacks-run.js';
+import { hasArgument, taskArgument } from '../flow/inputs.js';
+import { hasExecuteCallback, runExecuteCallback } from '../flow/callbacks-run.js';
 import { claimNew } from '../flow/claim.js';
-import { loadTriggeringEvents } from '../flow/asset-context.js';
+import { loadTriggeringEvents, needsTriggeringEvents } from '../flow/asset-context.js';
 import { outletsProblem } from '../flow/asset-outlets.js';
 import { runOperatorTry } from '../flow/operators.js';
 import { runBuiltinTry } from '../flow/trigger-dag-run.js';
@@ -95,16 +95,16 @@ async function runTry(p: Ports, rc: RunCtx, t: TaskSpec, ti: TaskInstance): Prom
   const fn = bundle.taskMethod(rc.run.dagId, t.taskId, method);
   if (!fn) return { kind: 'failed', error: `task ${t.taskId} has no method ${method} in bundle ${rc.run.bundleVersion}`, noRetry: true };
   // A call of an async function that has nothing to do still costs promises and turns: the
-  // steps below are called only when they apply (each checks again), so a plain try pays none.
+  // steps below are called only when their own predicate says they apply (docs/adr/0030).
   try {
     if (fn.ready) await fn.ready();
   } catch (err) {
     return { kind: 'failed', error: `task ${t.taskId} could not start: ${(err as Error).message}` };
   }
-  if (method === 'execute' && t.callbacks?.includes('execute')) await runExecuteCallback(p, rc, t, ti);
-  if (rc.run.assetEvents) await loadTriggeringEvents(p, rc);
+  if (method === 'execute' && hasExecuteCallback(t)) await runExecuteCallback(p, rc, t, ti);
+  if (needsTriggeringEvents(rc)) await loadTriggeringEvents(p, rc);
   // Typed inputs and mapped elements (flow/inputs.ts); input data that cannot be read would fail again: no retry.
-  const input = ti.nextMethod || (!t.inputs && ti.mapIndex === undefined) ? undefined : await taskArgument(p, rc, t, ti);
+  const input = ti.nextMethod || !hasArgument(t, ti) ? undefined : await taskArgument(p, rc, t, ti);
   if (input && !input.ok) return { kind: 'failed', error: input.error, noRetry: true };
   const arg: ResumeInput | unknown = ti.nextMethod
     ? {

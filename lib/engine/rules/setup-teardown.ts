@@ -120,13 +120,18 @@ export function setupConstraint(states: ReadonlyArray<string | undefined>): 'wai
   return undefined;
 }
 
+/** The task is in a setup's scope (the caller asks {@link setupScopeDecision} only then). */
+export function inSetupScope(spec: DagSpec, t: TaskSpec): boolean {
+  return indirectSetups(spec, t).length > 0;
+}
+
 /**
  * The setup constraint of a task of a run, read from its indirect setups' instances
  * (a read each, only for tasks in a setup's scope).
  */
 export async function setupScopeDecision(p: Ports, rc: RunCtx, t: TaskSpec): Promise<'wait' | 'skip' | 'upstream_failed' | undefined> {
+  if (!inSetupScope(rc.spec, t)) return undefined;
   const setups = indirectSetups(rc.spec, t);
-  if (setups.length === 0) return undefined;
   const tis = await Promise.all(setups.map((s) => p.store.getTask({ dagId: rc.run.dagId, runId: rc.run.runId, taskId: s })));
   return setupConstraint(tis.map((ti) => ti?.state));
 }
